@@ -1,0 +1,126 @@
+// Rules subcommands: perft, legal, demo.
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "rules/movegen.h"
+#include "rules/notation.h"
+#include "rules/perft.h"
+#include "rules/record.h"
+#include "rules/rng.h"
+
+namespace fuseki::cli {
+namespace {
+
+struct PositionArgs {
+  std::string rules = "balance";
+  std::string sfen;
+  std::string moves;
+};
+
+void add_position_options(CLI::App* cmd, PositionArgs& a) {
+  cmd->add_option("--rules", a.rules, "Rule set: " + rule_set_names())->capture_default_str();
+  cmd->add_option("--sfen", a.sfen,
+                  "Start position (extended SFEN); default: the rule set's start");
+  cmd->add_option("--moves", a.moves, "Record to play first: \"K*5i K*5a choose:sente P*7f ...\"");
+}
+
+RuleSet rules_or_throw(const std::string& name) {
+  auto r = parse_rule_set(name);
+  if (!r) throw RulesError("unknown rule set '" + name + "' (known: " + rule_set_names() + ")");
+  return *r;
+}
+
+Position build_position(const PositionArgs& a) {
+  RuleSet r = rules_or_throw(a.rules);
+  Position pos = a.sfen.empty() ? Position::start(r) : Position::from_sfen(a.sfen, r);
+  play_record(pos, a.moves);
+  return pos;
+}
+
+}  // namespace
+
+void add_rules_commands(CLI::App& app, Runner& run) {
+  auto pa = std::make_shared<PositionArgs>();
+  auto depth = std::make_shared<int>(1);
+  auto divide = std::make_shared<bool>(false);
+
+  CLI::App* perft_cmd = app.add_subcommand("perft", "Count the leaf nodes of the game tree");
+  add_position_options(perft_cmd, *pa);
+  perft_cmd->add_option("--depth", *depth, "Depth in plies (0 counts 1)")
+      ->required()
+      ->check(CLI::Range(0, 64));
+  perft_cmd->add_flag("--divide", *divide, "Print the count below each root move");
+  perft_cmd->callback([&run, pa, depth, divide] {
+    run = [pa, depth, divide] {
+      Position pos = build_position(*pa);
+      auto t0 = std::chrono::steady_clock::now();
+      uint64_t nodes = 0;
+      if (*divide && *depth > 0) {
+        for (auto& [move, n] : perft_divide(pos, *depth)) {
+          std::cout << move << ": " << n << "\n";
+          nodes += n;
+        }
+      } else {
+        nodes = perft(pos, *depth);
+      }
+      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::cerr << "perft " << *depth << ": " << nodes << " nodes in " << secs << " s ("
+                << (secs > 0 ? nodes / secs / 1e6 : 0.0) << " M nodes/s)\n";
+      std::cout << nodes << std::endl;
+      return 0;
+    };
+  });
+
+  auto la = std::make_shared<PositionArgs>();
+  CLI::App* legal_cmd = app.add_subcommand("legal", "List the legal moves, one per line (USI)");
+  add_position_options(legal_cmd, *la);
+  legal_cmd->callback([&run, la] {
+    run = [la] {
+      Position pos = build_position(*la);
+      MoveList list;
+      generate_legal(pos, list);
+      for (Move m : list) std::cout << move_to_usi(m, pos.variant()) << "\n";
+      return 0;
+    };
+  });
+
+  auto da = std::make_shared<PositionArgs>();
+  auto seed = std::make_shared<uint64_t>(1);
+  CLI::App* demo_cmd = app.add_subcommand(
+      "demo", "Perft of the start position, then one random legal placement game as a record");
+  add_position_options(demo_cmd, *da);
+  demo_cmd->add_option("--seed", *seed, "Seed of the random game")->capture_default_str();
+  demo_cmd->callback([&run, da, seed] {
+    run = [da, seed] {
+      Position pos = build_position(*da);
+      for (int d = 1; d <= 3; ++d) {
+        Position copy = pos;
+        std::cout << "perft " << d << ": " << perft(copy, d) << "\n";
+      }
+      Rng rng(*seed);
+      Record rec;
+      int first_ply = pos.ply();
+      while (pos.in_placement()) {
+        MoveList list;
+        generate_legal(pos, list);
+        Move m = list.moves[rng.below(uint32_t(list.size))];
+        pos.do_move(m);
+        rec.moves.push_back(m);
+        if (pos.info().balance_kings && pos.ply() == 2)
+          rec.chooser_takes = rng.below(2) ? BLACK : WHITE;
+      }
+      std::cout << "record (seed " << *seed << ", rules " << pos.info().name
+                << "): " << record_string(rec, pos.variant(), first_ply) << "\n";
+      std::cout << "position: " << pos.sfen() << "\n";
+      if (pos.ruling41())
+        std::cout << "result: Sente wins by the move-41 ruling (Gote's king is attacked)\n";
+      else
+        std::cout << "result: placement complete; play continues at move 41\n";
+      return 0;
+    };
+  });
+}
+
+}  // namespace fuseki::cli

@@ -1,0 +1,14 @@
+// Subcommands of the fusekilab program; each file registers its own with CLI11.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace fuseki::cli {
+
+// A registered subcommand runs through this when selected; it returns the exit code.
+using Runner = std::function<int()>;
+
+void add_rules_commands(CLI::App& app, Runner& run);
+
+}  // namespace fuseki::cli

@@ -1,0 +1,31 @@
+// fusekilab: one program, one subcommand per job.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "rules/position.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"fusekilab: self-play training and evaluation for Fuseki and Balance Shogi"};
+  app.require_subcommand(1);
+  fuseki::cli::Runner run;
+  fuseki::cli::add_rules_commands(app, run);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "fusekilab: " << e.what() << "\n";
+    return 2;
+  }
+  try {
+    return run();
+  } catch (const fuseki::RulesError& e) {
+    std::cerr << "fusekilab: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "fusekilab: error: " << e.what() << "\n";
+    return 1;
+  }
+}

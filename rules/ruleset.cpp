@@ -1,0 +1,35 @@
+#include "rules/ruleset.h"
+
+namespace fuseki {
+namespace {
+
+constexpr RuleInfo kRules[] = {
+    {RuleSet::Shogi, "shogi", false, false, false},
+    {RuleSet::Fuseki, "fuseki", true, false, false},
+    {RuleSet::BalanceV1, "balance-v1", true, true, false},
+    {RuleSet::Balance, "balance", true, true, true},
+};
+
+}  // namespace
+
+const RuleInfo& rule_info(RuleSet r) { return kRules[int(r)]; }
+
+const Variant& variant_of(RuleSet) { return shogi_variant(); }
+
+std::optional<RuleSet> parse_rule_set(std::string_view name) {
+  for (const RuleInfo& r : kRules)
+    if (name == r.name) return r.id;
+  if (name == "balance-v2") return RuleSet::Balance;
+  return std::nullopt;
+}
+
+std::string rule_set_names() {
+  std::string out;
+  for (const RuleInfo& r : kRules) {
+    if (!out.empty()) out += ", ";
+    out += r.name;
+  }
+  return out;
+}
+
+}  // namespace fuseki

@@ -1,0 +1,29 @@
+// Rule sets: which variant, and which placement rules run before ordinary play.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "rules/variant.h"
+
+namespace fuseki {
+
+enum class RuleSet { Shogi, Fuseki, BalanceV1, Balance };
+
+struct RuleInfo {
+  RuleSet id;
+  const char* name;
+  bool placement;      // plies 1-40 are drops into the own camp from an empty board
+  bool balance_kings;  // ply 1 and 2: the placer drops Sente's then Gote's king; no king later
+  bool nihikyo;        // plies 3-40: no rook or lance on a file already holding an own rook/lance
+};
+
+constexpr int PLACEMENT_PLIES = 40;
+
+const RuleInfo& rule_info(RuleSet r);
+const Variant& variant_of(RuleSet r);
+std::optional<RuleSet> parse_rule_set(std::string_view name);
+std::string rule_set_names();  // "shogi, fuseki, balance-v1, balance", for error messages
+
+}  // namespace fuseki
