@@ -185,6 +185,10 @@ void Position::validate_placement() const {
         throw RulesError("bad SFEN: file " + std::to_string(f + 1) + " holds four " + side +
                          " non-pawns; placement could not go on (file-fill ban)");
   }
+  int sente_placed = popcount(by_color_[BLACK]), gote_placed = popcount(by_color_[WHITE]);
+  if (sente_placed != (ply_ + 1) / 2 || gote_placed != ply_ / 2)
+    throw RulesError("bad SFEN: Sente has placed " + std::to_string(sente_placed) + " pieces and Gote " +
+                     std::to_string(gote_placed) + ", but the sides take turns from Sente");
   if (stm_ != (ply_ % 2 == 0 ? BLACK : WHITE))
     throw RulesError("bad SFEN: " + std::to_string(ply_) + " pieces placed but " +
                      (stm_ == BLACK ? "Sente" : "Gote") + " to move");
