@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs, with apt, whatever fusekilab needs that is missing. Safe to re-run.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config git python3
+  clang libclang-rt-14-dev clang-format
+  libtorch-dev libopenblas0-openmp libeigen3-dev libhdf5-dev libcli11-dev libgtest-dev
+  fairy-stockfish
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all packages present"
+fi
