@@ -10,5 +10,6 @@ namespace fuseki::cli {
 using Runner = std::function<int()>;
 
 void add_rules_commands(CLI::App& app, Runner& run);
+void add_play_commands(CLI::App& app, Runner& run);
 
 }  // namespace fuseki::cli

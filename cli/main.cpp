@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   fuseki::cli::Runner run;
   fuseki::cli::add_rules_commands(app, run);
+  fuseki::cli::add_play_commands(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

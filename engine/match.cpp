@@ -1,0 +1,183 @@
+#include "engine/match.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <vector>
+
+#include "rules/movegen.h"
+
+namespace fuseki {
+
+Game play_game(const Game& initial, Player& sente, Player& gote, uint64_t seed, int retries) {
+  std::string failure;
+  for (int attempt = 0; attempt <= retries; ++attempt) {
+    Game game = initial;
+    sente.new_game(Rng::derive(seed, 1));
+    gote.new_game(Rng::derive(seed, 2));
+    bool failed = false;
+    while (!game.over()) {
+      Player& p = game.position().side_to_move() == BLACK ? sente : gote;
+      Decision d = p.decide(game);
+      if (d.kind == Decision::Play)
+        game.play_text(d.move);
+      else if (d.kind == Decision::Declare)
+        game.declare();
+      else if (d.kind == Decision::Resign)
+        game.resign();
+      else {
+        failure = p.name() + ": " + d.error;
+        failed = true;
+        break;
+      }
+    }
+    if (!failed) return game;
+  }
+  Game game = initial;
+  game.set_void(failure + " (after " + std::to_string(retries + 1) + " tries)");
+  return game;
+}
+
+void random_placement(Game& game, uint64_t seed) {
+  Rng rng(seed);
+  while (!game.over() && game.position().in_placement()) {
+    MoveList list;
+    generate_legal(game.position(), list);
+    game.play(list.moves[rng.below(uint32_t(list.size))]);
+    if (game.position().info().balance_kings && game.position().ply() == 2)
+      game.chooser_takes = rng.below(2) ? BLACK : WHITE;
+  }
+}
+
+std::string find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  path += ":/usr/games:/usr/local/games";  // Debian puts game engines here, often off root's PATH
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find(':', start);
+    std::string dir =
+        path.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!dir.empty()) {
+      std::string candidate = dir + "/" + name;
+      if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return name;
+}
+
+EngineRegistry default_engines() {
+  EngineRegistry r;
+  UsiConfig fsf;
+  fsf.name = "fairy-stockfish";
+  fsf.path = find_program("fairy-stockfish");
+  fsf.options = {{"UCI_Variant", "shogi"}, {"Threads", "1"}, {"USI_Hash", "16"}};
+  fsf.nodes = 1000;
+  r[fsf.name] = fsf;
+  UsiConfig gps;
+  gps.name = "gpsusi";
+  gps.path = find_program("gpsusi");
+  gps.options = {{"Thread", "1"}, {"BookDepth", "0"}};
+  gps.movetime_ms = 100;  // gpsusi knows no "go nodes"
+  r[gps.name] = gps;
+  return r;
+}
+
+namespace {
+
+std::vector<std::string> split_colon(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t end = s.find(':', start);
+    out.push_back(s.substr(start, end == std::string::npos ? end : end - start));
+    if (end == std::string::npos) return out;
+    start = end + 1;
+  }
+}
+
+long long parse_number(const std::string& spec, const std::string& key, const std::string& value) {
+  size_t used = 0;
+  long long n = -1;
+  try {
+    n = std::stoll(value, &used);
+  } catch (const std::exception&) {
+  }
+  if (used != value.size() || n < 0)
+    throw std::invalid_argument("engine '" + spec + "': " + key + "=" + value +
+                                " is not a non-negative integer");
+  return n;
+}
+
+}  // namespace
+
+std::unique_ptr<Player> make_player(const std::string& spec, const EngineRegistry& engines) {
+  std::vector<std::string> parts = split_colon(spec);
+  std::string kind = parts[0];
+  size_t first_option = 1;
+  if (kind == "random") {
+    if (parts.size() > 1) throw std::invalid_argument("engine 'random' takes no options");
+    return std::make_unique<RandomPlayer>();
+  }
+  UsiConfig usi;
+  bool is_usi = false;
+  if (kind == "usi") {
+    if (parts.size() < 2 || parts[1].empty())
+      throw std::invalid_argument("engine '" + spec + "': usi:PATH needs a path");
+    usi.name = parts[1];
+    usi.path = parts[1];
+    first_option = 2;
+    is_usi = true;
+  } else if (kind != "builtin") {
+    auto it = engines.find(kind);
+    if (it == engines.end()) {
+      std::string known = "builtin, random, usi:PATH";
+      for (auto& [name, cfg] : engines) known += ", " + name;
+      throw std::invalid_argument("unknown engine '" + kind + "' (known: " + known + ")");
+    }
+    usi = it->second;
+    is_usi = true;
+  }
+  SearchLimits limits;
+  int noise = 0;
+  bool budget_given = false;
+  for (size_t i = first_option; i < parts.size(); ++i) {
+    size_t eq = parts[i].find('=');
+    if (eq == std::string::npos)
+      throw std::invalid_argument("engine '" + spec + "': option '" + parts[i] +
+                                  "' is not key=value");
+    std::string key = parts[i].substr(0, eq), value = parts[i].substr(eq + 1);
+    long long n = parse_number(spec, key, value);
+    if (key == "nodes" || key == "depth" || key == "movetime") {
+      if (!budget_given) {  // the first budget given replaces the default one
+        limits = {};
+        usi.nodes = 0;
+        usi.depth = 0;
+        usi.movetime_ms = 0;
+        budget_given = true;
+      }
+    }
+    if (key == "nodes") {
+      limits.nodes = uint64_t(n);
+      usi.nodes = uint64_t(n);
+    } else if (key == "depth") {
+      limits.depth = int(n);
+      usi.depth = int(n);
+    } else if (key == "movetime") {
+      limits.seconds = double(n) / 1000.0;
+      usi.movetime_ms = int(n);
+    } else if (key == "noise" && !is_usi) {
+      noise = int(n);
+    } else {
+      throw std::invalid_argument("engine '" + spec + "': unknown option '" + key + "'");
+    }
+  }
+  if (is_usi) return std::make_unique<UsiPlayer>(usi);
+  if (!budget_given) limits.nodes = 1000;
+  return std::make_unique<BuiltinPlayer>(limits, noise);
+}
+
+}  // namespace fuseki

@@ -1,0 +1,37 @@
+// The match driver: plays a game to its end between two players through the arbiter, replaying
+// it when an engine fails, and voiding it when the failures persist.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "engine/game.h"
+#include "engine/player.h"
+#include "engine/usi.h"
+
+namespace fuseki {
+
+// Plays `initial` to its end; `seed` seeds both players. An engine failure (crash, hang,
+// garbage) replays the game from `initial` up to `retries` times, then the game is void.
+Game play_game(const Game& initial, Player& sente, Player& gote, uint64_t seed, int retries = 2);
+
+// Completes the placement phase with uniformly random legal drops (and, in Balance, a random
+// side choice), seeded. Used where no placement policy is given.
+void random_placement(Game& game, uint64_t seed);
+
+// The program's path: PATH, then /usr/games and /usr/local/games; the name itself if not found.
+std::string find_program(const std::string& name);
+
+// USI engines known by name; the built-in defaults (fairy-stockfish, gpsusi) can be overridden.
+using EngineRegistry = std::map<std::string, UsiConfig>;
+EngineRegistry default_engines();
+
+// ENGINE specs: "builtin[:nodes=N][:depth=D][:movetime=MS][:noise=CP]", "random",
+// "usi:PATH[:nodes=N|depth=D|movetime=MS]" or a registry name with the same options.
+// Throws std::invalid_argument naming the bad part.
+std::unique_ptr<Player> make_player(const std::string& spec, const EngineRegistry& engines);
+
+}  // namespace fuseki

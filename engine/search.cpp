@@ -1,0 +1,306 @@
+#include "engine/search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "engine/game.h"
+#include "rules/movegen.h"
+
+namespace fuseki {
+namespace {
+
+enum Bound : uint8_t { BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT };
+constexpr int INF = MATE + 1;
+constexpr int MATE_BOUND = MATE - MAX_PLY;
+
+// Mate scores are stored relative to the node, read back relative to the root.
+int to_tt(int s, int ply) { return s >= MATE_BOUND ? s + ply : s <= -MATE_BOUND ? s - ply : s; }
+int from_tt(int s, int ply) { return s >= MATE_BOUND ? s - ply : s <= -MATE_BOUND ? s + ply : s; }
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// Squares within two steps of each square (the king's neighbourhood).
+struct KingZones {
+  Bitboard near2[SQ_MAX];
+  KingZones() {
+    for (Square s = 0; s < SQ_MAX; ++s) {
+      near2[s] = 0;
+      for (Square t = 0; t < SQ_MAX; ++t)
+        if (std::abs(file_of(s) - file_of(t)) <= 2 && std::abs(rank_of(s) - rank_of(t)) <= 2)
+          near2[s] |= square_bb(t);
+    }
+  }
+};
+const KingZones kZones;
+
+int side_eval(const Position& pos, Color c) {
+  const Variant& v = pos.variant();
+  int score = 0;
+  for (int i = 0; i < v.board_type_count; ++i) {
+    PieceType pt = v.board_types[i];
+    score += popcount(pos.pieces(c, pt)) * v.value[pt];
+  }
+  // Pieces in hand are worth a little more: they can go anywhere.
+  for (int i = 0; i < v.hand_type_count; ++i) {
+    PieceType pt = v.hand_types[i];
+    score += pos.hand(c, pt) * v.value[pt] * 110 / 100;
+  }
+  // Advanced silvers, golds and pawns press; a pawn on the enemy's side is worth a little more.
+  Bitboard advanced = v.promotion_zone[c] |
+                      (c == BLACK ? v.rank_bb[3] | v.rank_bb[4] : v.rank_bb[5] | v.rank_bb[4]);
+  score += 15 * popcount(pos.pieces(c, SILVER) & advanced) +
+           8 * popcount(pos.pieces(c, PAWN) & advanced);
+  Square k = pos.king_square(c);
+  if (k != SQ_NONE) {
+    Bitboard around = v.step[c][KING][k];
+    Bitboard guards = pos.pieces(c) & around & ~pos.pieces(c, PAWN);
+    score += 25 * std::min(popcount(guards), 3);
+    Bitboard enemy_near = pos.pieces(~c) & kZones.near2[k];
+    score -= 30 * popcount(enemy_near);
+    score -=
+        40 * popcount(enemy_near & (pos.pieces(DRAGON) | pos.pieces(HORSE) | pos.pieces(ROOK)));
+    // A king on its own back two ranks is safer than one walking into the open.
+    int depth_in_camp = c == BLACK ? rank_of(k) : RANK_NB - 1 - rank_of(k);
+    score += 12 * std::min(depth_in_camp, 8) - 60;
+    // Enemy pieces in hand are threats near an open king.
+    int open = popcount(around & ~pos.pieces());
+    int enemy_hand = 0;
+    for (int i = 0; i < v.hand_type_count; ++i) enemy_hand += pos.hand(~c, v.hand_types[i]);
+    score -= 4 * open * std::min(enemy_hand, 6);
+  }
+  return score;
+}
+
+int capture_value(const Variant& v, Piece p) { return p ? v.value[type_of(p)] + 100 : 0; }
+
+}  // namespace
+
+int evaluate(const Position& pos) {
+  int s = side_eval(pos, BLACK) - side_eval(pos, WHITE);
+  return pos.side_to_move() == BLACK ? s : -s;
+}
+
+Searcher::Searcher(SearchOptions options) : options_(options) {
+  tt_.resize(size_t(1) << options_.tt_log2_entries);
+  clear();
+}
+
+void Searcher::clear() {
+  std::fill(tt_.begin(), tt_.end(), TTEntry{0, 0, 0, BOUND_NONE, MOVE_NONE});
+  std::memset(killers_, 0, sizeof(killers_));
+  std::memset(history_, 0, sizeof(history_));
+}
+
+int Searcher::noisy_eval(const Position& pos) const {
+  int e = evaluate(pos);
+  if (options_.noise > 0)
+    e += int(mix(pos.key() ^ mix(options_.seed)) % uint64_t(2 * options_.noise + 1)) -
+         options_.noise;
+  return e;
+}
+
+bool Searcher::out_of_budget() {
+  if (stop_) return true;
+  if (limits_.nodes && nodes_ >= limits_.nodes) stop_ = true;
+  if (deadline_ > 0 && (nodes_ & 1023) == 0 && now_seconds() >= deadline_) stop_ = true;
+  return stop_;
+}
+
+bool Searcher::repeated(uint64_t key, int ply) const {
+  for (int p = ply - 2; p >= 0; p -= 2)
+    if (path_[p] == key) return true;
+  size_t n = game_keys_.size();
+  for (size_t i = 0; i < std::min<size_t>(n, 24); ++i)
+    if (game_keys_[n - 1 - i] == key) return true;
+  return false;
+}
+
+SearchResult Searcher::search(Position& pos, const SearchLimits& limits,
+                              const std::vector<uint64_t>& history) {
+  SearchResult result;
+  limits_ = limits;
+  nodes_ = 0;
+  stop_ = false;
+  deadline_ = limits.seconds > 0 ? now_seconds() + limits.seconds : 0;
+  game_keys_ = history;
+  if (check_declaration(pos).valid) {
+    result.declare = true;
+    return result;
+  }
+  MoveList root;
+  generate_legal(pos, root);
+  if (root.size == 0) return result;
+  root_best_ = root.moves[0];
+  result.best = root_best_;
+  int max_depth = limits.depth > 0 ? limits.depth : MAX_PLY - 8;
+  for (int depth = 1; depth <= max_depth; ++depth) {
+    int score = alpha_beta(pos, depth, 0, -INF, INF);
+    if (stop_ && depth > 1) {
+      result.best = root_best_;  // the partial iteration searched the old best first
+      break;
+    }
+    result.best = root_best_;
+    result.score = score;
+    result.depth = depth;
+    if (stop_ || std::abs(score) >= MATE_BOUND || root.size == 1) break;
+  }
+  result.nodes = nodes_;
+  return result;
+}
+
+int Searcher::alpha_beta(Position& pos, int depth, int ply, int alpha, int beta) {
+  uint64_t key = pos.key();
+  if (ply > 0 && repeated(key, ply)) return 0;
+  if (depth <= 0 || ply >= MAX_PLY) return quiesce(pos, ply, 0, alpha, beta);
+  ++nodes_;
+  if (ply > 0 && out_of_budget()) return 0;
+  path_[ply] = key;
+
+  TTEntry& tte = tt_[key & (tt_.size() - 1)];
+  Move tt_move = MOVE_NONE;
+  if (tte.key == key) {
+    tt_move = tte.move;
+    if (ply > 0 && tte.depth >= depth) {
+      int s = from_tt(tte.score, ply);
+      if (tte.bound == BOUND_EXACT || (tte.bound == BOUND_LOWER && s >= beta) ||
+          (tte.bound == BOUND_UPPER && s <= alpha))
+        return s;
+    }
+  }
+
+  MoveList list;
+  generate_legal(pos, list);
+  if (list.size == 0) return pos.ruling41() ? MATE - ply : -MATE + ply;
+  bool in_check = pos.checkers() != 0;
+  if (in_check && ply < MAX_PLY / 2) ++depth;
+
+  const Variant& v = pos.variant();
+  Color us = pos.side_to_move();
+  int scores[MAX_MOVES];
+  for (int i = 0; i < list.size; ++i) {
+    Move m = list.moves[i];
+    int s;
+    if (m == tt_move)
+      s = 1 << 30;
+    else if (!is_drop(m) && pos.piece_on(move_to(m)))
+      s = (1 << 24) + capture_value(v, pos.piece_on(move_to(m))) * 16 -
+          v.value[type_of(pos.piece_on(move_from(m)))] / 16;
+    else if (is_promotion(m))
+      s = 1 << 22;
+    else if (m == killers_[ply][0])
+      s = (1 << 21) + 1;
+    else if (m == killers_[ply][1])
+      s = 1 << 21;
+    else
+      s = history_[us][is_drop(m) ? 81 + dropped_type(m) : move_from(m)][move_to(m)];
+    scores[i] = s;
+  }
+
+  int best = -INF, orig_alpha = alpha;
+  Move best_move = MOVE_NONE;
+  for (int i = 0; i < list.size; ++i) {
+    int pick = i;  // selection sort: moves are tried best-first and most are never reached
+    for (int j = i + 1; j < list.size; ++j)
+      if (scores[j] > scores[pick]) pick = j;
+    std::swap(list.moves[i], list.moves[pick]);
+    std::swap(scores[i], scores[pick]);
+    Move m = list.moves[i];
+    bool quiet = scores[i] < (1 << 21);
+
+    pos.do_move(m);
+    int score;
+    if (i == 0) {
+      score = -alpha_beta(pos, depth - 1, ply + 1, -beta, -alpha);
+    } else {
+      int reduction = (quiet && !in_check && depth >= 3 && i >= 4) ? 1 : 0;
+      score = -alpha_beta(pos, depth - 1 - reduction, ply + 1, -alpha - 1, -alpha);
+      if (score > alpha && (reduction || score < beta))
+        score = -alpha_beta(pos, depth - 1, ply + 1, -beta, -alpha);
+    }
+    pos.undo_move(m);
+    if (stop_) return best > -INF ? best : 0;
+
+    if (score > best) {
+      best = score;
+      best_move = m;
+      if (ply == 0) root_best_ = m;
+      if (score > alpha) {
+        alpha = score;
+        if (alpha >= beta) {
+          if (quiet) {
+            if (killers_[ply][0] != m) {
+              killers_[ply][1] = killers_[ply][0];
+              killers_[ply][0] = m;
+            }
+            int& h = history_[us][is_drop(m) ? 81 + dropped_type(m) : move_from(m)][move_to(m)];
+            h = std::min(h + depth * depth, 1 << 20);
+          }
+          break;
+        }
+      }
+    }
+  }
+  tte = {key, int16_t(to_tt(best, ply)), int8_t(depth),
+         uint8_t(best >= beta        ? BOUND_LOWER
+                 : best > orig_alpha ? BOUND_EXACT
+                                     : BOUND_UPPER),
+         best_move};
+  return best;
+}
+
+int Searcher::quiesce(Position& pos, int ply, int qdepth, int alpha, int beta) {
+  ++nodes_;
+  if (out_of_budget() && ply > 0) return 0;
+  bool in_check = pos.checkers() != 0;
+  int best = -INF;
+  if (!in_check) {
+    best = noisy_eval(pos);
+    if (best >= beta || ply >= MAX_PLY || qdepth >= 8) return best;
+    alpha = std::max(alpha, best);
+  }
+  MoveList list;
+  generate_legal(pos, list);
+  if (list.size == 0) return pos.ruling41() ? MATE - ply : -MATE + ply;
+  const Variant& v = pos.variant();
+  int scores[MAX_MOVES];
+  int n = 0;
+  for (int i = 0; i < list.size; ++i) {
+    Move m = list.moves[i];
+    Piece victim = is_drop(m) ? NO_PIECE : pos.piece_on(move_to(m));
+    if (!in_check && !victim) continue;
+    list.moves[n] = m;
+    scores[n++] = capture_value(v, victim) * 16 -
+                  (is_drop(m) ? 0 : v.value[type_of(pos.piece_on(move_from(m)))] / 16);
+  }
+  for (int i = 0; i < n; ++i) {
+    int pick = i;
+    for (int j = i + 1; j < n; ++j)
+      if (scores[j] > scores[pick]) pick = j;
+    std::swap(list.moves[i], list.moves[pick]);
+    std::swap(scores[i], scores[pick]);
+    Move m = list.moves[i];
+    pos.do_move(m);
+    int score = -quiesce(pos, ply + 1, qdepth + 1, -beta, -alpha);
+    pos.undo_move(m);
+    if (stop_) return best > -INF ? best : 0;
+    if (score > best) {
+      best = score;
+      if (score > alpha) {
+        alpha = score;
+        if (alpha >= beta) break;
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace fuseki

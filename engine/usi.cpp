@@ -1,0 +1,199 @@
+#include "engine/usi.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "rules/notation.h"
+
+extern char** environ;
+
+namespace fuseki {
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Writing to an engine that died must report an error, not kill us.
+void ignore_sigpipe() {
+  static bool done = [] {
+    signal(SIGPIPE, SIG_IGN);
+    return true;
+  }();
+  (void)done;
+}
+
+}  // namespace
+
+double UsiEngine::move_timeout() const {
+  if (config_.move_timeout > 0) return config_.move_timeout;
+  return 10.0 + 3.0 * config_.movetime_ms / 1000.0;
+}
+
+void UsiEngine::start() {
+  ignore_sigpipe();
+  stop();
+  int in[2], out[2];
+  if (pipe2(in, O_CLOEXEC) != 0)
+    throw EngineError(config_.name + ": pipe: " + std::strerror(errno));
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    close(in[0]);
+    close(in[1]);
+    throw EngineError(config_.name + ": pipe: " + std::strerror(errno));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(config_.path.c_str()));
+  for (auto& a : config_.args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, config_.path.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(in[0]);
+  close(out[1]);
+  if (rc != 0) {
+    close(in[1]);
+    close(out[0]);
+    throw EngineError(config_.name + ": cannot start '" + config_.path + "': " + std::strerror(rc));
+  }
+  pid_ = pid;
+  to_engine_ = in[1];
+  from_engine_ = out[0];
+  buffer_.clear();
+  ++starts_;
+  send("usi");
+  read_until("usiok", config_.startup_timeout);
+  for (auto& [name, value] : config_.options) send("setoption name " + name + " value " + value);
+  send("isready");
+  read_until("readyok", config_.startup_timeout);
+}
+
+void UsiEngine::stop() {
+  if (pid_ <= 0) return;
+  if (to_engine_ >= 0) {
+    const char quit[] = "quit\n";
+    ssize_t ignored = write(to_engine_, quit, sizeof(quit) - 1);
+    (void)ignored;
+  }
+  // Give it a moment to leave on its own, then make sure.
+  for (int i = 0; i < 20; ++i) {
+    if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+      pid_ = -1;
+      break;
+    }
+    usleep(5000);
+  }
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+  if (to_engine_ >= 0) close(to_engine_);
+  if (from_engine_ >= 0) close(from_engine_);
+  to_engine_ = from_engine_ = -1;
+}
+
+void UsiEngine::send(const std::string& line) {
+  std::string data = line + "\n";
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = write(to_engine_, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw EngineError(config_.name + ": the engine stopped reading (exited?)");
+    done += size_t(n);
+  }
+}
+
+std::string UsiEngine::read_until(const std::string& prefix, double timeout) {
+  double deadline = now() + timeout;
+  while (true) {
+    size_t nl;
+    while ((nl = buffer_.find('\n')) != std::string::npos) {
+      std::string line = buffer_.substr(0, nl);
+      buffer_.erase(0, nl + 1);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.compare(0, prefix.size(), prefix) == 0) return line;
+    }
+    if (buffer_.size() > (1 << 20))
+      throw EngineError(config_.name + ": garbage output (1 MiB without a line)");
+    double left = deadline - now();
+    if (left <= 0)
+      throw EngineError(config_.name + ": no '" + prefix + "' within " + std::to_string(timeout) +
+                        " s (hung)");
+    pollfd p{from_engine_, POLLIN, 0};
+    int r = poll(&p, 1, int(left * 1000) + 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) continue;
+    char chunk[4096];
+    ssize_t n = read(from_engine_, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      throw EngineError(config_.name + ": the engine exited while we waited for '" + prefix + "'");
+    buffer_.append(chunk, size_t(n));
+  }
+}
+
+void UsiEngine::new_game() {
+  if (!running()) start();
+  send("usinewgame");
+  send("isready");
+  read_until("readyok", config_.startup_timeout);
+}
+
+std::string UsiEngine::best_move(const std::string& position_command) {
+  if (!running()) start();
+  send(position_command);
+  std::string go = "go";
+  if (config_.nodes) go += " nodes " + std::to_string(config_.nodes);
+  if (config_.depth) go += " depth " + std::to_string(config_.depth);
+  if (config_.movetime_ms) go += " btime 0 wtime 0 byoyomi " + std::to_string(config_.movetime_ms);
+  if (go == "go") go += " depth 1";
+  send(go);
+  std::string line = read_until("bestmove", move_timeout());
+  size_t start = line.find_first_not_of(' ', 8);
+  if (start == std::string::npos) throw EngineError(config_.name + ": garbage: '" + line + "'");
+  size_t end = line.find(' ', start);
+  return line.substr(start, end == std::string::npos ? end : end - start);
+}
+
+void UsiPlayer::new_game(uint64_t) { fresh_game_ = true; }
+
+Decision UsiPlayer::decide(const Game& game) {
+  std::string cmd = "position sfen " + game.play_start_sfen();
+  std::vector<Move> moves = game.play_moves_list();
+  if (!moves.empty()) {
+    cmd += " moves";
+    for (Move m : moves) {
+      cmd += ' ';
+      cmd += move_to_usi(m, game.position().variant());
+    }
+  }
+  try {
+    if (fresh_game_) {
+      engine_.new_game();
+      fresh_game_ = false;
+    }
+    std::string best = engine_.best_move(cmd);
+    if (best == "resign") return {Decision::Resign, "", ""};
+    if (best == "win") return {Decision::Declare, "", ""};
+    return {Decision::Play, best, ""};
+  } catch (const EngineError& e) {
+    engine_.stop();
+    fresh_game_ = true;
+    return {Decision::Failure, "", e.what()};
+  }
+}
+
+}  // namespace fuseki

@@ -1,0 +1,80 @@
+// USI engines as child processes: start, handshake, options, one search per move, and
+// detection of every way an engine can fail (exit, hang past the per-move timeout, garbage).
+#pragma once
+
+#include <sys/types.h>
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/player.h"
+
+namespace fuseki {
+
+struct UsiConfig {
+  std::string name = "usi";
+  std::string path;
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> options;  // setoption name N value V
+  uint64_t nodes = 0;                                        // go nodes N
+  int depth = 0;                                             // go depth D
+  int movetime_ms = 0;                                       // go btime 0 wtime 0 byoyomi T
+  double move_timeout = 0;  // seconds before a search counts as hung; 0: 10 s + 3 x movetime
+  double startup_timeout = 15;
+};
+
+struct EngineError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One engine process. Every call that talks to it throws EngineError when it fails.
+class UsiEngine {
+ public:
+  explicit UsiEngine(UsiConfig config) : config_(std::move(config)) {}
+  ~UsiEngine() { stop(); }
+  UsiEngine(const UsiEngine&) = delete;
+  UsiEngine& operator=(const UsiEngine&) = delete;
+
+  void start();  // spawn, usi/usiok, options, isready/readyok
+  void stop();   // quit, then kill if it lingers; safe to call twice
+  bool running() const { return pid_ > 0; }
+  void new_game();
+  // position + go; returns the bestmove token ("7g7f", "resign", "win").
+  std::string best_move(const std::string& position_command);
+  const UsiConfig& config() const { return config_; }
+  int starts() const { return starts_; }
+
+ private:
+  void send(const std::string& line);
+  // Reads lines until one starts with `prefix`; returns it.
+  std::string read_until(const std::string& prefix, double timeout);
+  double move_timeout() const;
+
+  UsiConfig config_;
+  pid_t pid_ = -1;
+  int to_engine_ = -1, from_engine_ = -1;
+  std::string buffer_;
+  int starts_ = 0;
+};
+
+// A USI engine as a player. A failure stops the process (the next decision restarts it) and is
+// reported as Decision::Failure, so the match driver can replay the game or void it.
+class UsiPlayer : public Player {
+ public:
+  explicit UsiPlayer(UsiConfig config) : engine_(std::move(config)) {}
+  std::string name() const override { return engine_.config().name; }
+  void prepare() override {
+    if (!engine_.running()) engine_.start();
+  }
+  void new_game(uint64_t seed) override;
+  Decision decide(const Game& game) override;
+  int restarts() const { return engine_.starts() > 0 ? engine_.starts() - 1 : 0; }
+
+ private:
+  UsiEngine engine_;
+  bool fresh_game_ = true;
+};
+
+}  // namespace fuseki
