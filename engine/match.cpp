@@ -171,6 +171,8 @@ std::unique_ptr<Player> make_player(const std::string& spec, const EngineRegistr
       usi.movetime_ms = int(n);
     } else if (key == "noise" && !is_usi) {
       noise = int(n);
+    } else if (key == "timeout" && is_usi) {
+      usi.move_timeout = double(n);
     } else {
       throw std::invalid_argument("engine '" + spec + "': unknown option '" + key + "'");
     }

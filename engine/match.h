@@ -30,7 +30,8 @@ using EngineRegistry = std::map<std::string, UsiConfig>;
 EngineRegistry default_engines();
 
 // ENGINE specs: "builtin[:nodes=N][:depth=D][:movetime=MS][:noise=CP]", "random",
-// "usi:PATH[:nodes=N|depth=D|movetime=MS]" or a registry name with the same options.
+// "usi:PATH[:nodes=N|depth=D|movetime=MS][:timeout=S]" or a registry name with the same options
+// (timeout: seconds before a search counts as hung).
 // Throws std::invalid_argument naming the bad part.
 std::unique_ptr<Player> make_player(const std::string& spec, const EngineRegistry& engines);
 

@@ -28,19 +28,26 @@ uint64_t mix(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-// Squares within two steps of each square (the king's neighbourhood).
+// Squares within two steps of each square (the king's neighbourhood), and king-step distances.
 struct KingZones {
   Bitboard near2[SQ_MAX];
+  uint8_t distance[SQ_MAX][SQ_MAX];
   KingZones() {
     for (Square s = 0; s < SQ_MAX; ++s) {
       near2[s] = 0;
-      for (Square t = 0; t < SQ_MAX; ++t)
-        if (std::abs(file_of(s) - file_of(t)) <= 2 && std::abs(rank_of(s) - rank_of(t)) <= 2)
-          near2[s] |= square_bb(t);
+      for (Square t = 0; t < SQ_MAX; ++t) {
+        distance[s][t] =
+            uint8_t(std::max(std::abs(file_of(s) - file_of(t)), std::abs(rank_of(s) - rank_of(t))));
+        if (distance[s][t] <= 2) near2[s] |= square_bb(t);
+      }
     }
   }
 };
 const KingZones kZones;
+
+// Bonus for a piece by its distance to the enemy king (pressure) and to its own (cover).
+constexpr int kAttackByDistance[9] = {0, 45, 30, 14, 5, 0, 0, 0, 0};
+constexpr int kCoverByDistance[9] = {0, 28, 16, 4, 0, 0, 0, 0, 0};
 
 int side_eval(const Position& pos, Color c) {
   const Variant& v = pos.variant();
@@ -60,6 +67,17 @@ int side_eval(const Position& pos, Color c) {
   score += 15 * popcount(pos.pieces(c, SILVER) & advanced) +
            8 * popcount(pos.pieces(c, PAWN) & advanced);
   Square k = pos.king_square(c);
+  Square enemy_king = pos.king_square(~c);
+  Bitboard non_pawns = pos.pieces(c) & ~pos.pieces(PAWN) & ~pos.pieces(KING);
+  for (Bitboard b = non_pawns; b;) {
+    Square sq = pop_lsb(b);
+    PieceType pt = type_of(pos.piece_on(sq));
+    bool strong = pt == DRAGON || pt == HORSE || pt == ROOK;
+    if (enemy_king != SQ_NONE)
+      score += kAttackByDistance[kZones.distance[sq][enemy_king]] * (strong ? 2 : 1);
+    bool defender = pt == GOLD || pt == SILVER || (is_promoted(pt) && pt != DRAGON && pt != HORSE);
+    if (k != SQ_NONE && defender) score += kCoverByDistance[kZones.distance[sq][k]];
+  }
   if (k != SQ_NONE) {
     Bitboard around = v.step[c][KING][k];
     Bitboard guards = pos.pieces(c) & around & ~pos.pieces(c, PAWN);
@@ -81,6 +99,48 @@ int side_eval(const Position& pos, Color c) {
 }
 
 int capture_value(const Variant& v, Piece p) { return p ? v.value[type_of(p)] + 100 : 0; }
+
+// Static exchange evaluation of a capture on its target square (promotions ignored).
+int see(const Position& pos, Move m) {
+  const Variant& v = pos.variant();
+  Square to = move_to(m), from = move_from(m);
+  int gain[40];
+  int d = 0;
+  gain[0] = capture_value(v, pos.piece_on(to));
+  int on_square = v.value[type_of(pos.piece_on(from))];
+  Bitboard occ = pos.pieces() ^ square_bb(from);
+  Color side = ~pos.side_to_move();
+  while (d < 38) {
+    Bitboard att = pos.attackers_to(to, side, occ) & occ & pos.pieces(side);
+    if (!att) break;
+    Square best_sq = SQ_NONE;
+    int best_value = 1 << 20;
+    for (Bitboard b = att; b;) {
+      Square sq = pop_lsb(b);
+      PieceType pt = type_of(pos.piece_on(sq));
+      int value = pt == KING ? 50000 : v.value[pt];
+      if (value < best_value) {
+        best_value = value;
+        best_sq = sq;
+      }
+    }
+    ++d;
+    gain[d] = on_square + 100 - gain[d - 1];
+    if (best_value == 50000 &&
+        pos.attackers_to(to, ~side, occ ^ square_bb(best_sq)) & occ & pos.pieces(~side)) {
+      --d;  // the king may not take a defended piece
+      break;
+    }
+    on_square = best_value;
+    occ ^= square_bb(best_sq);
+    side = ~side;
+  }
+  while (d > 0) {
+    gain[d - 1] = -std::max(-gain[d - 1], gain[d]);
+    --d;
+  }
+  return gain[0];
+}
 
 }  // namespace
 
@@ -177,10 +237,29 @@ int Searcher::alpha_beta(Position& pos, int depth, int ply, int alpha, int beta)
     }
   }
 
+  bool in_check = pos.checkers() != 0;
+  bool pv = beta - alpha > 1;
+  if (!in_check && !pv && ply > 0 && !pos.in_placement()) {
+    int static_eval = noisy_eval(pos);
+    // Reverse futility: far above beta near the leaves, a quiet move will not fall below it.
+    if (depth <= 3 && static_eval - 160 * depth >= beta && std::abs(beta) < MATE_BOUND)
+      return static_eval;
+    // Null move: even passing keeps us above beta; search shallower and trust it.
+    if (depth >= 3 && static_eval >= beta && !null_played_[ply - 1]) {
+      int r = 2 + depth / 6;
+      pos.do_null_move();
+      null_played_[ply] = true;
+      int score = -alpha_beta(pos, depth - 1 - r, ply + 1, -beta, -beta + 1);
+      null_played_[ply] = false;
+      pos.undo_null_move();
+      if (stop_) return 0;
+      if (score >= beta && std::abs(score) < MATE_BOUND) return score;
+    }
+  }
+
   MoveList list;
   generate_legal(pos, list);
   if (list.size == 0) return pos.ruling41() ? MATE - ply : -MATE + ply;
-  bool in_check = pos.checkers() != 0;
   if (in_check && ply < MAX_PLY / 2) ++depth;
 
   const Variant& v = pos.variant();
@@ -192,8 +271,9 @@ int Searcher::alpha_beta(Position& pos, int depth, int ply, int alpha, int beta)
     if (m == tt_move)
       s = 1 << 30;
     else if (!is_drop(m) && pos.piece_on(move_to(m)))
-      s = (1 << 24) + capture_value(v, pos.piece_on(move_to(m))) * 16 -
-          v.value[type_of(pos.piece_on(move_from(m)))] / 16;
+      s = see(pos, m) >= 0 ? (1 << 24) + capture_value(v, pos.piece_on(move_to(m))) * 16 -
+                                 v.value[type_of(pos.piece_on(move_from(m)))] / 16
+                           : (1 << 20) + capture_value(v, pos.piece_on(move_to(m)));
     else if (is_promotion(m))
       s = 1 << 22;
     else if (m == killers_[ply][0])
@@ -214,7 +294,7 @@ int Searcher::alpha_beta(Position& pos, int depth, int ply, int alpha, int beta)
     std::swap(list.moves[i], list.moves[pick]);
     std::swap(scores[i], scores[pick]);
     Move m = list.moves[i];
-    bool quiet = scores[i] < (1 << 21);
+    bool quiet = scores[i] < (1 << 21) && !(!is_drop(m) && pos.piece_on(move_to(m)));
 
     pos.do_move(m);
     int score;
@@ -276,7 +356,7 @@ int Searcher::quiesce(Position& pos, int ply, int qdepth, int alpha, int beta) {
   for (int i = 0; i < list.size; ++i) {
     Move m = list.moves[i];
     Piece victim = is_drop(m) ? NO_PIECE : pos.piece_on(move_to(m));
-    if (!in_check && !victim) continue;
+    if (!in_check && (!victim || see(pos, m) < 0)) continue;
     list.moves[n] = m;
     scores[n++] = capture_value(v, victim) * 16 -
                   (is_drop(m) ? 0 : v.value[type_of(pos.piece_on(move_from(m)))] / 16);

@@ -65,6 +65,7 @@ class Searcher {
   Move killers_[MAX_PLY][2] = {};
   int history_[2][128][128] = {};  // [side][from or dropped type + 81][to]
   uint64_t path_[MAX_PLY + 16] = {};
+  bool null_played_[MAX_PLY + 16] = {};
   std::vector<uint64_t> game_keys_;
   SearchLimits limits_;
   uint64_t nodes_ = 0;

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -29,6 +30,17 @@ void ignore_sigpipe() {
     return true;
   }();
   (void)done;
+}
+
+// A well-formed USI move (legal or not): 7g7f, 7g7f+, P*7f. Anything else is garbage.
+bool looks_like_usi_move(const std::string& m) {
+  auto file = [](char c) { return c >= '1' && c <= '9'; };
+  auto rank = [](char c) { return c >= 'a' && c <= 'i'; };
+  if (m.size() == 4 && m[1] == '*')
+    return std::isupper(static_cast<unsigned char>(m[0])) && file(m[2]) && rank(m[3]);
+  if (m.size() == 4 || (m.size() == 5 && m[4] == '+'))
+    return file(m[0]) && rank(m[1]) && file(m[2]) && rank(m[3]);
+  return false;
 }
 
 }  // namespace
@@ -188,6 +200,7 @@ Decision UsiPlayer::decide(const Game& game) {
     std::string best = engine_.best_move(cmd);
     if (best == "resign") return {Decision::Resign, "", ""};
     if (best == "win") return {Decision::Declare, "", ""};
+    if (!looks_like_usi_move(best)) throw EngineError(name() + ": garbage bestmove '" + best + "'");
     return {Decision::Play, best, ""};
   } catch (const EngineError& e) {
     engine_.stop();

@@ -138,6 +138,20 @@ void Position::undo_move(Move m) {
   key_ = u.key;
 }
 
+void Position::do_null_move() {
+  history_.push_back({key_, NO_PIECE});
+  stm_ = ~stm_;
+  key_ ^= kZobrist.side;
+  ++ply_;
+}
+
+void Position::undo_null_move() {
+  key_ = history_.back().key;
+  history_.pop_back();
+  stm_ = ~stm_;
+  --ply_;
+}
+
 Bitboard Position::attackers_to(Square s, Color by, Bitboard occupied) const {
   const Variant& v = *var_;
   Bitboard att = 0;

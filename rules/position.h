@@ -65,6 +65,9 @@ class Position {
 
   void do_move(Move m);
   void undo_move(Move m);
+  // Passes the turn (for search's null-move pruning only; never a legal move).
+  void do_null_move();
+  void undo_null_move();
 
  private:
   explicit Position(RuleSet rules);

@@ -1,0 +1,284 @@
+// The arbiter's game-end rules, the built-in engine, and USI engines including every fault case.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "engine/match.h"
+#include "rules/record.h"
+
+using namespace fuseki;
+
+namespace {
+
+Game game_at(RuleSet r, const std::string& sfen, const std::string& moves = "",
+             int max_moves = 320) {
+  Game g(Position::from_sfen(sfen, r), GameOptions{max_moves});
+  Position check = g.position();
+  Record rec = play_record(check, moves);
+  for (Move m : rec.moves) {
+    EXPECT_FALSE(g.over()) << "game ended early: " << reason_name(g.reason());
+    if (g.over()) break;
+    g.play(m);
+  }
+  return g;
+}
+
+std::string repeat(const std::string& s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s + " ";
+  return out;
+}
+
+std::string fake(const std::string& name) { return std::string(FAKE_ENGINES_DIR) + "/" + name; }
+
+bool have_program(const std::string& name) { return find_program(name) != name; }
+
+}  // namespace
+
+TEST(GameEnd, MateByAPushedPawn) {
+  Game g = game_at(RuleSet::Shogi, "8k/6S2/7GP/9/9/9/9/9/K8 b - 1", "1c1b");
+  EXPECT_EQ(g.winner(), Winner::Sente);
+  EXPECT_EQ(g.reason(), Reason::Mate);
+}
+
+TEST(GameEnd, NoLegalMoveAtMove41Loses) {
+  Game g = game_at(RuleSet::Balance,
+                   "kpppppppp/plssrl2b/ggn3n2/9/9/3GKG3/3SPS3/LNB3RNL/PPPP1PPPP b - 41");
+  EXPECT_EQ(g.winner(), Winner::Gote);
+  EXPECT_EQ(g.reason(), Reason::Mate);
+}
+
+TEST(GameEnd, Ruling41BeforeAnythingElse) {
+  Game g = game_at(RuleSet::Fuseki, "lnsbpgsnl/ppppkpppp/r8/9/9/4R3B/PPPPPPPPP/9/LNSGKGSNL w g 1",
+                   "G*5c");
+  EXPECT_EQ(g.winner(), Winner::Sente);
+  EXPECT_EQ(g.reason(), Reason::Ruling41);
+}
+
+TEST(GameEnd, SennichiteOnTheFourthOccurrence) {
+  const char* sfen = "4k4/9/9/9/9/9/9/9/4K4 b - 1";
+  Game three = game_at(RuleSet::Shogi, sfen, repeat("5i4i 5a4a 4i5i 4a5a", 2) + "5i4i 5a4a 4i5i");
+  EXPECT_FALSE(three.over());
+  Game g = game_at(RuleSet::Shogi, sfen, repeat("5i4i 5a4a 4i5i 4a5a", 3));
+  EXPECT_EQ(g.winner(), Winner::Draw);
+  EXPECT_EQ(g.reason(), Reason::Sennichite);
+}
+
+TEST(GameEnd, PerpetualCheckLosesForTheChecker) {
+  Game g =
+      game_at(RuleSet::Shogi, "7pk/9/9/9/7R1/9/9/9/K8 b - 1", repeat("2e1e 1a2b 1e2e 2b1a", 3));
+  EXPECT_EQ(g.winner(), Winner::Gote);
+  EXPECT_EQ(g.reason(), Reason::PerpetualCheck);
+}
+
+TEST(GameEnd, RepetitionHistoryStartsAfterPly40) {
+  // Placement positions never count; the first position of ordinary play does.
+  Game g = game_at(RuleSet::Fuseki, "lnsbpgsnl/ppppkpppp/r8/9/9/4R4/PPPPPPPPP/8B/LNSGKGSNL w g 1",
+                   "G*5c " + repeat("5f4f 5b6c 4f5f 6c5b", 2) + "5f4f 5b6c 4f5f");
+  EXPECT_FALSE(g.over());
+  g.play_text("6c5b");
+  EXPECT_EQ(g.reason(), Reason::Sennichite);
+}
+
+TEST(GameEnd, MoveCapIsADraw) {
+  Game g =
+      game_at(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+              "7g7f 3c3d 2g2f", 4);
+  EXPECT_FALSE(g.over());
+  g.play_text("8c8d");
+  EXPECT_EQ(g.winner(), Winner::Draw);
+  EXPECT_EQ(g.reason(), Reason::MaxMoves);
+}
+
+TEST(GameEnd, IllegalMoveLosesForTheMover) {
+  Game g =
+      game_at(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1");
+  EXPECT_FALSE(g.play_text("7g7e"));
+  EXPECT_EQ(g.winner(), Winner::Gote);
+  EXPECT_EQ(g.reason(), Reason::IllegalMove);
+}
+
+TEST(Declaration, ValidWinsInvalidLoses) {
+  Game ok = game_at(RuleSet::Shogi, "4K4/+B7+R/PPPPPPPPP/9/9/9/9/9/4k4 b R2G2S2N2L 1");
+  DeclarationCheck d = check_declaration(ok.position());
+  EXPECT_TRUE(d.valid);
+  EXPECT_EQ(d.pieces_in_zone, 11);
+  EXPECT_EQ(d.points, 9 + 10 + 5 + 8);
+  ok.declare();
+  EXPECT_EQ(ok.winner(), Winner::Sente);
+  EXPECT_EQ(ok.reason(), Reason::Declaration);
+
+  // Ten pieces in the zone but 27 points: Sente needs 28.
+  Game short_of_points = game_at(RuleSet::Shogi, "4K4/+B7+R/1PPPPPPPP/9/9/9/9/9/4k4 b 2G2S2NL 1");
+  EXPECT_EQ(check_declaration(short_of_points.position()).points, 8 + 10 + 7);
+  EXPECT_FALSE(check_declaration(short_of_points.position()).valid);
+  short_of_points.declare();
+  EXPECT_EQ(short_of_points.winner(), Winner::Gote);
+}
+
+TEST(Declaration, GoteNeeds27AndNotInCheck) {
+  Position gote =
+      Position::from_sfen("4K4/9/9/9/9/9/ppppppppp/+b7+r/4k4 w 2g2s2n2l 1", RuleSet::Shogi);
+  EXPECT_EQ(check_declaration(gote).points_needed, 27);
+  EXPECT_EQ(check_declaration(gote).points, 27);
+  EXPECT_TRUE(check_declaration(gote).valid);
+}
+
+TEST(Builtin, SameSeedSameGameOtherSeedOtherGame) {
+  auto play = [](uint64_t seed) {
+    Game g(Position::start(RuleSet::Balance));
+    random_placement(g, 42);
+    BuiltinPlayer a({300, 0, 0}, 30), b({300, 0, 0}, 30);
+    return play_game(g, a, b, seed).record();
+  };
+  EXPECT_EQ(play(1), play(1));
+  EXPECT_NE(play(1), play(2));
+}
+
+TEST(Builtin, AlwaysBeatsARandomMover) {
+  int wins = 0, played = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    Game g(Position::start(RuleSet::Balance));
+    random_placement(g, seed);
+    if (g.over()) continue;  // decided by the move-41 ruling before play
+    BuiltinPlayer builtin({1000, 0, 0}, 0);
+    RandomPlayer random;
+    bool builtin_sente = seed % 2;
+    Game done =
+        builtin_sente ? play_game(g, builtin, random, seed) : play_game(g, random, builtin, seed);
+    ++played;
+    wins += done.winner() == (builtin_sente ? Winner::Sente : Winner::Gote);
+  }
+  EXPECT_GT(played, 5);
+  EXPECT_EQ(wins, played);
+}
+
+TEST(Builtin, FindsAMateInOne) {
+  Position pos = Position::from_sfen("8k/6S2/7GP/9/9/9/9/9/K8 b - 1", RuleSet::Shogi);
+  Searcher s;
+  SearchResult r = s.search(pos, SearchLimits{0, 3, 0});
+  EXPECT_GE(r.score, MATE - 10);
+}
+
+TEST(Builtin, DeclaresWhenEntitled) {
+  Game g = game_at(RuleSet::Shogi, "4K4/+B7+R/PPPPPPPPP/9/9/9/9/9/4k4 b R2G2S2N2L 1");
+  BuiltinPlayer p({1000, 0, 0}, 0);
+  p.new_game(1);
+  EXPECT_EQ(p.decide(g).kind, Decision::Declare);
+}
+
+TEST(MakePlayer, SpecsAndErrors) {
+  EngineRegistry reg = default_engines();
+  EXPECT_EQ(make_player("builtin", reg)->name(), "builtin:nodes=1000");
+  EXPECT_EQ(make_player("builtin:depth=3", reg)->name(), "builtin:depth=3");
+  EXPECT_EQ(make_player("random", reg)->name(), "random");
+  EXPECT_THROW(make_player("builtin:nodes=x", reg), std::invalid_argument);
+  EXPECT_THROW(make_player("builtin:speed=3", reg), std::invalid_argument);
+  EXPECT_THROW(make_player("stockfish", reg), std::invalid_argument);
+  EXPECT_THROW(make_player("usi:", reg), std::invalid_argument);
+}
+
+// ---- USI engines: faults --------------------------------------------------------------------
+
+namespace {
+Game post_placement_game(uint64_t seed) {
+  for (;; ++seed) {
+    Game g(Position::start(RuleSet::Balance));
+    random_placement(g, seed);
+    if (!g.over()) return g;
+  }
+}
+UsiConfig script(const std::string& name, std::vector<std::string> args = {}) {
+  UsiConfig c;
+  c.name = name;
+  c.path = fake(name);
+  c.args = std::move(args);
+  c.nodes = 100;
+  c.move_timeout = 1.0;
+  c.startup_timeout = 5.0;
+  return c;
+}
+}  // namespace
+
+TEST(UsiFaults, CrashIsRetriedThenVoid) {
+  UsiPlayer crash(script("crash_on_go.sh"));
+  BuiltinPlayer builtin({200, 0, 0}, 0);
+  Game g = play_game(post_placement_game(1), crash, builtin, 1, 2);
+  EXPECT_EQ(g.winner(), Winner::Void);
+  EXPECT_EQ(g.reason(), Reason::EngineFailure);
+  EXPECT_NE(g.note().find("exited"), std::string::npos) << g.note();
+  EXPECT_EQ(crash.restarts(), 2);  // started once per try
+}
+
+TEST(UsiFaults, HangIsDetectedByTheMoveTimeout) {
+  UsiPlayer hang(script("hang_on_go.sh"));
+  BuiltinPlayer builtin({200, 0, 0}, 0);
+  Game g = play_game(post_placement_game(2), builtin, hang, 1, 0);
+  EXPECT_EQ(g.winner(), Winner::Void);
+  EXPECT_NE(g.note().find("hung"), std::string::npos) << g.note();
+}
+
+TEST(UsiFaults, GarbageIsAFailureNotAMove) {
+  UsiPlayer garbage(script("answer.sh", {"hello"}));
+  BuiltinPlayer builtin({200, 0, 0}, 0);
+  Game g = play_game(post_placement_game(3), garbage, builtin, 1, 1);
+  EXPECT_EQ(g.winner(), Winner::Void);
+  EXPECT_NE(g.note().find("garbage"), std::string::npos) << g.note();
+}
+
+TEST(UsiFaults, IllegalMoveLoses) {
+  UsiPlayer illegal(script("answer.sh", {"5e5d"}));  // rank e is empty after placement
+  BuiltinPlayer builtin({200, 0, 0}, 0);
+  Game g = play_game(post_placement_game(4), illegal, builtin, 1, 1);
+  EXPECT_EQ(g.winner(), Winner::Gote);
+  EXPECT_EQ(g.reason(), Reason::IllegalMove);
+}
+
+TEST(UsiFaults, MissingProgramIsAClearError) {
+  UsiConfig c = script("no_such_engine");
+  UsiPlayer p(c);
+  EXPECT_THROW(p.prepare(), EngineError);
+}
+
+// ---- Real engines from Debian ---------------------------------------------------------------
+
+TEST(UsiEngines, FairyStockfishPlaysGamesToTheEnd) {
+  if (!have_program("fairy-stockfish")) GTEST_SKIP() << "fairy-stockfish not installed";
+  EngineRegistry reg = default_engines();
+  auto fsf = make_player("fairy-stockfish:nodes=300", reg);
+  BuiltinPlayer builtin({300, 0, 0}, 0);
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    Game g = seed % 2 ? play_game(post_placement_game(seed), *fsf, builtin, seed)
+                      : play_game(post_placement_game(seed), builtin, *fsf, seed);
+    EXPECT_NE(g.winner(), Winner::Void) << g.note();
+    EXPECT_NE(g.reason(), Reason::IllegalMove) << g.record();
+  }
+}
+
+TEST(UsiEngines, KilledMidGameIsRestartedAndTheGameReplayed) {
+  if (!have_program("fairy-stockfish")) GTEST_SKIP() << "fairy-stockfish not installed";
+  std::string marker =
+      std::filesystem::temp_directory_path() / ("fusekilab_marker_" + std::to_string(getpid()));
+  std::filesystem::remove(marker);
+  UsiConfig c = script("die_midgame_once.sh", {marker, find_program("fairy-stockfish")});
+  c.options = {{"UCI_Variant", "shogi"}, {"Threads", "1"}};
+  c.move_timeout = 10;
+  UsiPlayer flaky(c);
+  BuiltinPlayer builtin({300, 0, 0}, 0);
+  Game g = play_game(post_placement_game(5), flaky, builtin, 1, 2);
+  std::filesystem::remove(marker);
+  EXPECT_NE(g.winner(), Winner::Void) << g.note();
+  EXPECT_EQ(flaky.restarts(), 1);
+}
+
+TEST(UsiEngines, GpsusiPlaysAGameToTheEnd) {
+  if (!have_program("gpsusi")) GTEST_SKIP() << "gpsusi not installed";
+  EngineRegistry reg = default_engines();
+  auto gps = make_player("gpsusi:movetime=50", reg);
+  BuiltinPlayer builtin({300, 0, 0}, 0);
+  Game g = play_game(post_placement_game(6), builtin, *gps, 1);
+  EXPECT_NE(g.winner(), Winner::Void) << g.note();
+  EXPECT_NE(g.reason(), Reason::IllegalMove) << g.record();
+}
