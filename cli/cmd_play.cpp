@@ -14,6 +14,7 @@
 #include "engine/match.h"
 #include "rules/movegen.h"
 #include "rules/notation.h"
+#include "rules/perft.h"
 #include "rules/record.h"
 
 namespace fuseki::cli {
@@ -186,9 +187,51 @@ int run_judge(RuleSet r, const std::string& sfen, const std::string& moves, int 
   return 0;
 }
 
+int run_demo(RuleSet r, uint64_t seed, const std::string& engine) {
+  Position start = Position::start(r);
+  for (int d = 1; d <= 3; ++d) {
+    Position copy = start;
+    std::cout << "perft " << d << ": " << perft(copy, d) << "\n";
+  }
+  EngineRegistry engines = default_engines();
+  std::unique_ptr<Player> sente, gote;
+  try {
+    sente = make_player(engine, engines);
+    gote = make_player(engine, engines);
+    sente->prepare();
+    gote->prepare();
+  } catch (const std::exception& e) {
+    throw RulesError(e.what());
+  }
+  Game game(start);
+  random_placement(game, Rng::derive(seed, 3));
+  std::cout << "placement (random, seed " << seed << "): " << game.record() << "\n";
+  std::cout << "position after ply 40: " << game.position().sfen() << "\n";
+  Game done = game.over() ? game : play_game(game, *sente, *gote, seed);
+  std::cout << "game: " << done.record() << "\n";
+  std::cout << "result: " << winner_name(done.winner()) << " by " << reason_name(done.reason())
+            << " after " << done.play_moves() << " moves of play (" << engine
+            << " for both sides)\n";
+  return 0;
+}
+
 }  // namespace
 
 void add_play_commands(CLI::App& app, Runner& run) {
+  struct DemoArgs {
+    std::string rules = "balance", engine = "builtin";
+    uint64_t seed = 1;
+  };
+  auto d = std::make_shared<DemoArgs>();
+  CLI::App* demo = app.add_subcommand(
+      "demo", "Perft of the start position, then one random legal placement played out to its end");
+  demo->add_option("--rules", d->rules, "Rule set: " + rule_set_names())->capture_default_str();
+  demo->add_option("--seed", d->seed, "Seed of the game")->capture_default_str();
+  demo->add_option("--engine", d->engine, "Engine for both sides (see play --sente)")
+      ->capture_default_str();
+  demo->callback(
+      [&run, d] { run = [d] { return run_demo(rules_or_throw(d->rules), d->seed, d->engine); }; });
+
   auto a = std::make_shared<PlayArgs>();
   CLI::App* play = app.add_subcommand("play", "Play games to the end between two players");
   play->add_option("--rules", a->rules, "Rule set: " + rule_set_names())->capture_default_str();

@@ -1,4 +1,4 @@
-// Rules subcommands: perft, legal, demo.
+// Rules subcommands: perft, legal.
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -8,7 +8,6 @@
 #include "rules/notation.h"
 #include "rules/perft.h"
 #include "rules/record.h"
-#include "rules/rng.h"
 
 namespace fuseki::cli {
 namespace {
@@ -82,42 +81,6 @@ void add_rules_commands(CLI::App& app, Runner& run) {
       MoveList list;
       generate_legal(pos, list);
       for (Move m : list) std::cout << move_to_usi(m, pos.variant()) << "\n";
-      return 0;
-    };
-  });
-
-  auto da = std::make_shared<PositionArgs>();
-  auto seed = std::make_shared<uint64_t>(1);
-  CLI::App* demo_cmd = app.add_subcommand(
-      "demo", "Perft of the start position, then one random legal placement game as a record");
-  add_position_options(demo_cmd, *da);
-  demo_cmd->add_option("--seed", *seed, "Seed of the random game")->capture_default_str();
-  demo_cmd->callback([&run, da, seed] {
-    run = [da, seed] {
-      Position pos = build_position(*da);
-      for (int d = 1; d <= 3; ++d) {
-        Position copy = pos;
-        std::cout << "perft " << d << ": " << perft(copy, d) << "\n";
-      }
-      Rng rng(*seed);
-      Record rec;
-      int first_ply = pos.ply();
-      while (pos.in_placement()) {
-        MoveList list;
-        generate_legal(pos, list);
-        Move m = list.moves[rng.below(uint32_t(list.size))];
-        pos.do_move(m);
-        rec.moves.push_back(m);
-        if (pos.info().balance_kings && pos.ply() == 2)
-          rec.chooser_takes = rng.below(2) ? BLACK : WHITE;
-      }
-      std::cout << "record (seed " << *seed << ", rules " << pos.info().name
-                << "): " << record_string(rec, pos.variant(), first_ply) << "\n";
-      std::cout << "position: " << pos.sfen() << "\n";
-      if (pos.ruling41())
-        std::cout << "result: Sente wins by the move-41 ruling (Gote's king is attacked)\n";
-      else
-        std::cout << "result: placement complete; play continues at move 41\n";
       return 0;
     };
   });

@@ -26,7 +26,8 @@ Result run(const std::string& args) {
 std::string last_line(const std::string& s) {
   size_t end = s.find_last_not_of('\n');
   size_t start = s.rfind('\n', end);
-  return s.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+  return s.substr(start == std::string::npos ? 0 : start + 1,
+                  end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 
 Result run_stdout(const std::string& args) { return run(args + " 2>/dev/null"); }
@@ -40,7 +41,9 @@ TEST(CliPerft, LastLineIsTheNodeCount) {
 }
 
 TEST(CliPerft, MovesPlayFromTheStartPosition) {
-  EXPECT_EQ(last_line(run_stdout("perft --rules balance --moves 'K*5i K*5a choose:sente' --depth 1").out), "245");
+  EXPECT_EQ(
+      last_line(run_stdout("perft --rules balance --moves 'K*5i K*5a choose:sente' --depth 1").out),
+      "245");
   EXPECT_EQ(last_line(run_stdout("perft --rules shogi --moves '7g7f' --depth 0").out), "1");
 }
 
@@ -95,4 +98,67 @@ TEST(CliDemo, PrintsPerftAndARandomPlacementRecord) {
   EXPECT_NE(a.out.find("choose:"), std::string::npos) << a.out;
   EXPECT_EQ(a.out, b.out);  // one seed, one game
   EXPECT_NE(a.out, run_stdout("demo --seed 8").out);
+}
+
+TEST(CliPlay, JsonlGamesWithWinnerReasonAndSeed) {
+  Result r = run_stdout(
+      "play --games 2 --seed 9 --sente builtin:nodes=200 --gote random --format jsonl --quiet");
+  EXPECT_EQ(r.code, 0);
+  size_t lines = 0;
+  for (char c : r.out) lines += c == '\n';
+  EXPECT_EQ(lines, 2u);
+  for (const char* field :
+       {"\"record\":\"K*", "\"winner\":", "\"reason\":", "\"seed\":9", "\"game_seed\":", "choose:"})
+    EXPECT_NE(r.out.find(field), std::string::npos) << field << " in " << r.out;
+  EXPECT_EQ(
+      r.out,
+      run_stdout(
+          "play --games 2 --seed 9 --sente builtin:nodes=200 --gote random --format jsonl --quiet")
+          .out);
+}
+
+TEST(CliPlay, TextRecordFromAGivenPlacement) {
+  Result r = run_stdout(
+      "play --rules fuseki --sfen 'lnsbpgsnl/ppppkpppp/r8/9/9/4R3B/PPPPPPPPP/9/LNSGKGSNL w g 1' "
+      "--moves G*5c");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out.substr(0, 5), "G*5c ");
+  EXPECT_NE(r.out.find("winner=sente reason=ruling41"), std::string::npos) << r.out;
+}
+
+TEST(CliPlay, BadEngineSpecIsAnError) {
+  Result r = run("play --sente builtin:nodes=abc");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("nodes=abc"), std::string::npos) << r.out;
+  Result missing = run("play --sente usi:/nonexistent/engine");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.out.find("cannot start '/nonexistent/engine'"), std::string::npos)
+      << missing.out;
+}
+
+TEST(CliJudge, OngoingAndFinishedGames) {
+  Result ongoing = run_stdout(
+      "judge --rules shogi --sfen 'lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - "
+      "1' --moves '7g7f'");
+  EXPECT_EQ(ongoing.out, "ongoing, gote to play move 2\n");
+  Result mate = run_stdout(
+      "judge --rules shogi --sfen '8k/6S2/7GP/9/9/9/9/9/K8 b - 1' --moves 1c1b --format jsonl");
+  EXPECT_NE(mate.out.find("\"winner\":\"sente\",\"reason\":\"mate\",\"ply\":1"), std::string::npos)
+      << mate.out;
+  Result ruling = run_stdout(
+      "judge --rules balance --sfen 'gnsbpgsn1/pppplpppp/r3k4/9/9/4R4/PPPPPPPPP/8B/LNSGKGSNL w l "
+      "1' --moves L*4d");
+  EXPECT_EQ(ruling.out, "sente ruling41 after ply 40\n");
+}
+
+TEST(CliJudge, DeclareReportsPointsAndPieces) {
+  Result r = run_stdout(
+      "judge --rules shogi --sfen '4K4/+B7+R/PPPPPPPPP/9/9/9/9/9/4k4 b R2G2S2N2L 1' --declare");
+  EXPECT_NE(r.out.find("declaration: valid"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pieces in zone: 11/10, points: 32/28"), std::string::npos) << r.out;
+}
+
+TEST(CliJudge, MovesAfterTheEndAreAnError) {
+  Result r = run("judge --rules shogi --sfen '8k/6S2/7GP/9/9/9/9/9/K8 b - 1' --moves '1c1b 1a2a'");
+  EXPECT_EQ(r.code, 2);
 }
