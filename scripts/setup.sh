@@ -6,6 +6,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git python3
   clang libclang-rt-14-dev clang-format
   libtorch-dev libopenblas0-openmp libeigen3-dev libhdf5-dev libcli11-dev libgtest-dev
+  nlohmann-json3-dev libtomlplusplus-dev
   fairy-stockfish gpsshogi python3-h5py
 )
 
