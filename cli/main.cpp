@@ -10,6 +10,9 @@ int main(int argc, char** argv) {
   fuseki::cli::Runner run;
   fuseki::cli::add_rules_commands(app, run);
   fuseki::cli::add_play_commands(app, run);
+#ifdef FUSEKILAB_WITH_TORCH
+  fuseki::cli::add_pipeline_commands(app, run);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -34,6 +34,13 @@ class Rng {
   // Uniform in [0, n), n > 0 (Lemire's multiply-shift; the bias is below 2^-32 for small n).
   uint32_t below(uint32_t n) { return uint32_t((uint64_t(uint32_t(next() >> 32)) * n) >> 32); }
   double uniform() { return double(next() >> 11) * 0x1.0p-53; }
+  // The whole state, for checkpoints that resume exactly.
+  void save(uint64_t out[4]) const {
+    for (int i = 0; i < 4; ++i) out[i] = s_[i];
+  }
+  void restore(const uint64_t in[4]) {
+    for (int i = 0; i < 4; ++i) s_[i] = in[i];
+  }
 
  private:
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

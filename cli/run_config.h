@@ -1,0 +1,57 @@
+// Run configs (TOML): every setting of a self-play / training / pipeline run, declared once with
+// its default and range. An unknown key or an out-of-range value is an error naming it; flags
+// override the file (--set section.key=value); the resolved config is written beside the outputs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fuseki::cli {
+
+struct RunConfig {
+  // [run]
+  std::string dir = "runs/default";
+  uint64_t seed = 1;
+  std::string rules = "balance";
+  int generations = 2;
+  std::string device = "cpu";
+  // [network]
+  int channels = 16;
+  int blocks = 2;
+  std::string init_from;  // a checkpoint to start from (e.g. trained under balance-v1)
+  // [selfplay]
+  int games = 128;  // per generation
+  int workers = 1;
+  int batch = 64;
+  double temperature = 1.0;
+  std::string kings = "uniform";  // uniform | table | network
+  std::string king_table;
+  int king_band = 48;
+  std::string playout = "builtin:nodes=200:noise=20";
+  int playout_threads = 2;
+  int max_moves = 320;
+  int shard_games = 64;
+  int inference_threads = 1;
+  // [train]
+  int steps = 100;  // per generation
+  int batch_size = 256;
+  double learning_rate = 1e-3;
+  double weight_decay = 1e-4;
+  double value_weight = 1.0;
+  double entropy_weight = 0.01;
+  int window_games = 20000;
+  int train_threads = 0;
+  int log_every = 10;
+  // [gating]
+  int gating_games = 0;  // per colour; 0 = no match
+  double gating_temperature = 0.5;
+};
+
+// Reads `path` (empty: defaults only), then applies `overrides` ("section.key=value").
+// Throws std::runtime_error naming the file, key and problem.
+RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides);
+// The resolved config as TOML.
+std::string to_toml(const RunConfig& c);
+
+}  // namespace fuseki::cli

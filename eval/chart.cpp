@@ -1,0 +1,89 @@
+#include "eval/chart.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+namespace fuseki {
+namespace {
+
+const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.4g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string line_chart_svg(const std::string& title, const std::string& x_label,
+                           const std::vector<Series>& series, int width, int height) {
+  double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
+  for (const Series& s : series)
+    for (auto [x, y] : s.points) {
+      if (!std::isfinite(x) || !std::isfinite(y)) continue;
+      x0 = std::min(x0, x);
+      x1 = std::max(x1, x);
+      y0 = std::min(y0, y);
+      y1 = std::max(y1, y);
+    }
+  if (!std::isfinite(x0)) x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+  if (x1 == x0) x1 = x0 + 1;
+  if (y1 == y0) y1 = y0 + 1, y0 -= 1;
+  const double left = 60, right = 150, top = 30, bottom = 40;
+  double pw = width - left - right, ph = height - top - bottom;
+  auto px = [&](double x) { return left + (x - x0) / (x1 - x0) * pw; };
+  auto py = [&](double y) { return top + (1 - (y - y0) / (y1 - y0)) * ph; };
+  std::ostringstream o;
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+    << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
+    << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+    << "<text x=\"" << left << "\" y=\"18\" font-size=\"13\">" << escape(title) << "</text>\n"
+    << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph
+    << "\" fill=\"none\" stroke=\"#888\"/>\n";
+  for (int i = 0; i <= 4; ++i) {
+    double y = y0 + (y1 - y0) * i / 4, x = x0 + (x1 - x0) * i / 4;
+    o << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << py(y) << "\" y2=\""
+      << py(y) << "\" stroke=\"#eee\"/><text x=\"" << left - 6 << "\" y=\"" << py(y) + 4
+      << "\" text-anchor=\"end\">" << num(y) << "</text>\n<text x=\"" << px(x) << "\" y=\""
+      << top + ph + 16 << "\" text-anchor=\"middle\">" << num(x) << "</text>\n";
+  }
+  o << "<text x=\"" << left + pw / 2 << "\" y=\"" << height - 6 << "\" text-anchor=\"middle\">"
+    << escape(x_label) << "</text>\n";
+  for (size_t i = 0; i < series.size(); ++i) {
+    const char* colour = kColours[i % 6];
+    o << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\" points=\"";
+    for (auto [x, y] : series[i].points)
+      if (std::isfinite(x) && std::isfinite(y)) o << px(x) << "," << py(y) << " ";
+    o << "\"/>\n";
+    if (series[i].points.size() == 1)
+      o << "<circle cx=\"" << px(series[i].points[0].first) << "\" cy=\""
+        << py(series[i].points[0].second) << "\" r=\"3\" fill=\"" << colour << "\"/>\n";
+    double ly = top + 14 + 16 * double(i);
+    o << "<line x1=\"" << left + pw + 10 << "\" x2=\"" << left + pw + 30 << "\" y1=\"" << ly
+      << "\" y2=\"" << ly << "\" stroke=\"" << colour << "\" stroke-width=\"2\"/><text x=\""
+      << left + pw + 34 << "\" y=\"" << ly + 4 << "\">" << escape(series[i].name) << "</text>\n";
+  }
+  o << "</svg>\n";
+  return o.str();
+}
+
+}  // namespace fuseki

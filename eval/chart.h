@@ -1,0 +1,19 @@
+// Small SVG line charts (training curves, per-generation statistics), no dependencies.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fuseki {
+
+struct Series {
+  std::string name;
+  std::vector<std::pair<double, double>> points;  // (x, y)
+};
+
+// One chart: axes with ticks, one coloured polyline per series, a legend.
+std::string line_chart_svg(const std::string& title, const std::string& x_label,
+                           const std::vector<Series>& series, int width = 640, int height = 320);
+
+}  // namespace fuseki

@@ -1,0 +1,68 @@
+// Self-play: placement games played by the policy network, many at once (one forward pass per
+// ply for all of them, the lc0 "multigame" pattern), then played out after ply 40 by the
+// arbiter on a pool of threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "net/evaluator.h"
+#include "selfplay/journal.h"
+#include "selfplay/king_table.h"
+
+namespace fuseki {
+
+// Where Balance Shogi's kings (plies 1-2) and the side choice come from.
+enum class KingSource { Uniform, Table, Network };
+std::optional<KingSource> parse_king_source(const std::string& name);
+const char* king_source_name(KingSource k);
+
+struct SelfPlayOptions {
+  RuleSet rules = RuleSet::Balance;
+  uint64_t seed = 1;  // the run seed
+  int worker = 0;     // game seeds derive from (seed, worker, game index)
+  int batch = 64;     // games stepped together
+  double temperature = 1.0;
+  KingSource kings = KingSource::Uniform;
+  const KingPairTable* table = nullptr;  // for KingSource::Table
+  int king_band = 48;                    // the placer draws among this many pairs closest to even
+  std::string playout = "builtin:nodes=300:noise=20";
+  int playout_threads = 1;
+  int max_moves = 320;
+};
+
+// Counters for progress reports.
+struct SelfPlayStats {
+  uint64_t games = 0;
+  uint64_t decisions = 0;
+  uint64_t forward_passes = 0;
+  uint64_t batch_positions = 0;  // positions evaluated, summed over forward passes
+};
+
+class SelfPlayGenerator {
+ public:
+  SelfPlayGenerator(net::Evaluator& evaluator, SelfPlayOptions options);
+  // A match: Sente's drops from one network, Gote's from another (kings as the options say).
+  SelfPlayGenerator(net::Evaluator& sente, net::Evaluator& gote, SelfPlayOptions options);
+  ~SelfPlayGenerator();
+  // Plays games [first, first + count) and hands each finished game to `sink` in index order.
+  void play(uint64_t first, uint64_t count, const std::function<void(PlayedGame&&)>& sink);
+  const SelfPlayStats& stats() const { return stats_; }
+
+ private:
+  struct Slot;
+  void place_batch(std::vector<Slot>& slots);
+  void play_out_batch(std::vector<Slot>& slots);
+
+  net::Evaluator* evaluators_[COLOR_NB];
+  SelfPlayOptions options_;
+  SelfPlayStats stats_;
+};
+
+// Bit 0: Sente has its rook and both lances on one file (the "triple rocket"); bit 1: Gote.
+uint8_t shape_flags(const Position& pos);
+
+}  // namespace fuseki

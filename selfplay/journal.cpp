@@ -1,0 +1,183 @@
+#include "selfplay/journal.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+namespace fuseki {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string journal_line(const PlayedGame& g) {
+  json d = json::array();
+  for (const DecisionRow& r : g.decisions)
+    d.push_back({r.ply, r.mover, r.action, r.move, r.legal, r.prob, r.value});
+  const GameRow& w = g.row;
+  json j = {{"index", g.index},
+            {"seed", w.seed},
+            {"rules", w.rules},
+            {"winner", w.winner},
+            {"reason", w.reason},
+            {"play_moves", w.play_moves},
+            {"placer", w.placer},
+            {"chooser", w.chooser_takes},
+            {"sk", w.sente_king},
+            {"gk", w.gote_king},
+            {"shapes", w.shapes},
+            {"record", w.record},
+            {"d", d}};
+  return j.dump();
+}
+
+bool parse_journal_line(const std::string& line, PlayedGame& g) {
+  try {
+    json j = json::parse(line);
+    g = PlayedGame{};
+    g.index = j.at("index").get<uint64_t>();
+    GameRow& w = g.row;
+    w.seed = j.at("seed").get<uint64_t>();
+    w.rules = j.at("rules").get<int8_t>();
+    w.winner = j.at("winner").get<int8_t>();
+    w.reason = j.at("reason").get<int8_t>();
+    w.play_moves = j.at("play_moves").get<int16_t>();
+    w.placer = j.at("placer").get<int8_t>();
+    w.chooser_takes = j.at("chooser").get<int8_t>();
+    w.sente_king = j.at("sk").get<int16_t>();
+    w.gote_king = j.at("gk").get<int16_t>();
+    w.shapes = j.at("shapes").get<uint8_t>();
+    w.record = j.at("record").get<std::string>();
+    for (const json& r : j.at("d"))
+      g.decisions.push_back({0, r.at(0).get<int16_t>(), r.at(1).get<int8_t>(),
+                             r.at(2).get<int16_t>(), r.at(3).get<uint16_t>(),
+                             r.at(4).get<int16_t>(), r.at(5).get<float>(), r.at(6).get<float>()});
+    return true;
+  } catch (const json::exception&) {
+    return false;
+  }
+}
+
+namespace {
+
+const std::regex kShardName(R"(w(\d+)-g(\d+)-n(\d+)\.h5)");
+
+std::string shard_name(int worker, uint64_t first, size_t n) {
+  char buf[96];
+  std::snprintf(buf, sizeof(buf), "w%03d-g%09llu-n%zu.h5", worker,
+                static_cast<unsigned long long>(first), n);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<std::string> list_shards(const std::string& dir) {
+  std::vector<std::tuple<int, uint64_t, std::string>> found;
+  if (!fs::is_directory(dir)) return {};
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::smatch m;
+    std::string name = e.path().filename().string();
+    if (std::regex_match(name, m, kShardName))
+      found.emplace_back(std::stoi(m[1]), std::stoull(m[2]), e.path().string());
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& f : found) out.push_back(std::get<2>(f));
+  return out;
+}
+
+ShardWriter::ShardWriter(std::string dir, int worker, int shard_games,
+                         std::map<std::string, std::string> attributes)
+    : dir_(std::move(dir)),
+      worker_(worker),
+      shard_games_(std::max(1, shard_games)),
+      attributes_(std::move(attributes)) {
+  fs::create_directories(dir_);
+  // Games already in this worker's shards.
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    std::smatch m;
+    std::string name = e.path().filename().string();
+    if (std::regex_match(name, m, kShardName) && std::stoi(m[1]) == worker_)
+      next_index_ = std::max<uint64_t>(next_index_, std::stoull(m[2]) + std::stoull(m[3]));
+  }
+  shard_first_ = next_index_;
+  // Games in the journal, in order; a torn last line (killed mid-write) is dropped.
+  std::ifstream in(journal_path());
+  std::string line;
+  while (std::getline(in, line)) {
+    PlayedGame g;
+    if (!parse_journal_line(line, g)) break;
+    if (g.index < next_index_)
+      continue;  // already in a shard (killed before the journal was emptied)
+    if (g.index != next_index_) break;
+    pending_.push_back(std::move(g));
+    ++next_index_;
+  }
+  in.close();
+  // Rewrite the journal with exactly the games kept, then append to it.
+  std::string tmp = journal_path() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    for (const PlayedGame& g : pending_) out << journal_line(g) << '\n';
+  }
+  fs::rename(tmp, journal_path());
+  journal_fd_ = ::open(journal_path().c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (journal_fd_ < 0) throw ShardError(journal_path() + ": cannot open the journal");
+  if (int(pending_.size()) >= shard_games_) write_shard_from_journal();
+}
+
+ShardWriter::~ShardWriter() {
+  if (journal_fd_ >= 0) ::close(journal_fd_);
+}
+
+std::string ShardWriter::journal_path() const {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "w%03d.journal", worker_);
+  return (fs::path(dir_) / buf).string();
+}
+
+void ShardWriter::add(const PlayedGame& g) {
+  if (g.index != next_index_)
+    throw ShardError("self-play game " + std::to_string(g.index) + " out of order");
+  std::string line = journal_line(g) + "\n";
+  size_t done = 0;
+  while (done < line.size()) {
+    ssize_t n = ::write(journal_fd_, line.data() + done, line.size() - done);
+    if (n <= 0) throw ShardError(journal_path() + ": cannot append");
+    done += size_t(n);
+  }
+  pending_.push_back(g);
+  ++next_index_;
+  if (int(pending_.size()) >= shard_games_) write_shard_from_journal();
+}
+
+void ShardWriter::flush() {
+  if (!pending_.empty()) write_shard_from_journal();
+}
+
+void ShardWriter::write_shard_from_journal() {
+  Shard s;
+  s.attributes = attributes_;
+  s.attributes["worker"] = std::to_string(worker_);
+  s.attributes["first_game"] = std::to_string(shard_first_);
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    s.games.push_back(pending_[i].row);
+    for (DecisionRow d : pending_[i].decisions) {
+      d.game = int32_t(i);
+      s.decisions.push_back(d);
+    }
+  }
+  std::string path = (fs::path(dir_) / shard_name(worker_, shard_first_, pending_.size())).string();
+  write_shard(path, s);  // the shard exists in full before the journal is emptied
+  written_.push_back(path);
+  shard_first_ += pending_.size();
+  pending_.clear();
+  if (::ftruncate(journal_fd_, 0) != 0) throw ShardError(journal_path() + ": cannot truncate");
+}
+
+}  // namespace fuseki

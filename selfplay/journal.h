@@ -1,0 +1,63 @@
+// The self-play journal: one JSON line per finished game, appended and flushed as soon as the
+// game ends, so a killed worker loses only the games in flight. When a shard's worth of games is
+// in the journal, the worker writes the shard (HDF5) and starts a new journal.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "selfplay/shard.h"
+
+namespace fuseki {
+
+// A finished self-play game: its row and its placement decisions (DecisionRow::game unused).
+struct PlayedGame {
+  uint64_t index = 0;  // the game's index within its worker (its seed derives from it)
+  GameRow row;
+  std::vector<DecisionRow> decisions;
+};
+
+std::string journal_line(const PlayedGame& g);
+// False for a torn or garbled line (a worker killed mid-write): the caller drops it.
+bool parse_journal_line(const std::string& line, PlayedGame& g);
+
+// Owns a worker's journal and shards in `dir`: shard files are named
+// w<worker>-g<first game>-n<games>.h5, so the next game index is known without opening them.
+class ShardWriter {
+ public:
+  ShardWriter(std::string dir, int worker, int shard_games,
+              std::map<std::string, std::string> attributes);
+  ~ShardWriter();
+  ShardWriter(const ShardWriter&) = delete;
+  ShardWriter& operator=(const ShardWriter&) = delete;
+
+  // Games finished by this worker so far (in shards and in the journal): the next game index.
+  uint64_t next_index() const { return next_index_; }
+  // Appends the game to the journal; writes a shard when the journal is full. Games must come
+  // in index order.
+  void add(const PlayedGame& g);
+  // Writes the journal's games (if any) as a shard.
+  void flush();
+  const std::vector<std::string>& shards_written() const { return written_; }
+
+ private:
+  void write_shard_from_journal();
+  std::string journal_path() const;
+
+  std::string dir_;
+  int worker_;
+  int shard_games_;
+  std::map<std::string, std::string> attributes_;
+  std::vector<PlayedGame> pending_;
+  uint64_t next_index_ = 0;
+  uint64_t shard_first_ = 0;
+  int journal_fd_ = -1;
+  std::vector<std::string> written_;
+};
+
+// Every shard file of a run directory (any worker), oldest game first within each worker.
+std::vector<std::string> list_shards(const std::string& dir);
+
+}  // namespace fuseki

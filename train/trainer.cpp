@@ -1,0 +1,110 @@
+#include "train/trainer.h"
+
+#include <cmath>
+
+#include "net/checkpoint.h"
+#include "net/network.h"
+
+namespace fuseki {
+
+struct Trainer::Impl {
+  net::NetConfig config;
+  TrainOptions options;
+  torch::Device device{torch::kCPU};
+  net::PolicyValueNet net{nullptr};
+  std::unique_ptr<torch::optim::Adam> optimizer;
+  uint64_t step = 0, generation = 0;
+  Rng rng{0};
+};
+
+Trainer::Trainer(const net::NetConfig& config, const TrainOptions& options, uint64_t seed,
+                 const std::string& checkpoint)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.options = options;
+  m.device = net::select_device(options.device);
+  if (options.threads > 0) torch::set_num_threads(options.threads);
+  auto adam_options =
+      torch::optim::AdamOptions(options.learning_rate).weight_decay(options.weight_decay);
+  if (checkpoint.empty()) {
+    torch::manual_seed(seed);
+    m.config = config;
+    m.net = net::PolicyValueNet(config);
+    m.net->to(m.device);
+    m.optimizer = std::make_unique<torch::optim::Adam>(m.net->parameters(), adam_options);
+    m.rng = Rng(Rng::derive(seed, 77));
+  } else {
+    net::Checkpoint c = net::load_checkpoint(checkpoint, m.device);
+    m.config = c.config;
+    m.net = c.net;
+    m.optimizer = std::make_unique<torch::optim::Adam>(m.net->parameters(), adam_options);
+    if (c.has_optimizer()) c.restore_optimizer(*m.optimizer);
+    m.step = c.state.train_step;
+    m.generation = c.state.generation;
+    m.rng = Rng(Rng::derive(seed, 77));
+    if (c.state.rng_state.size() == 4) m.rng.restore(c.state.rng_state.data());
+  }
+  m.net->train();
+}
+
+Trainer::~Trainer() = default;
+
+StepMetrics Trainer::step(const TrainingWindow& window) {
+  Impl& m = *impl_;
+  TrainBatch b = window.sample(m.options.batch_size, m.rng);
+  int n = b.inputs.size();
+  torch::Tensor x = net::planes_tensor(b.inputs, m.device);
+  torch::Tensor mask = net::mask_tensor(b.inputs, m.device);
+  torch::Tensor actions =
+      torch::from_blob(b.actions.data(), {n, 1}, torch::kInt64).clone().to(m.device);
+  torch::Tensor reward =
+      torch::from_blob(b.rewards.data(), {n}, torch::kFloat32).clone().to(m.device);
+
+  auto [logits, value] = m.net->forward(x);
+  torch::Tensor logp = net::masked_log_softmax(logits, mask);
+  torch::Tensor logp_a = logp.gather(1, actions).squeeze(1);
+  torch::Tensor advantage = reward - value.detach();
+  torch::Tensor policy_loss = -(advantage * logp_a).mean();
+  torch::Tensor value_loss = (value - reward).pow(2).mean();
+  // Illegal entries hold -inf: zero them before the product, or 0 * -inf poisons the gradient.
+  torch::Tensor legal_logp = logp.masked_fill(mask.logical_not(), 0.0);
+  torch::Tensor entropy = -(logp.exp() * legal_logp).sum(1).mean();
+  torch::Tensor loss =
+      policy_loss + m.options.value_weight * value_loss - m.options.entropy_weight * entropy;
+
+  m.optimizer->zero_grad();
+  loss.backward();
+  m.optimizer->step();
+  ++m.step;
+
+  StepMetrics s;
+  s.step = m.step;
+  s.policy_loss = policy_loss.item<double>();
+  s.value_loss = value_loss.item<double>();
+  s.entropy = entropy.item<double>();
+  torch::Tensor v = value.detach();
+  s.mean_value = v.mean().item<double>();
+  s.mean_reward = reward.mean().item<double>();
+  torch::Tensor vc = v - v.mean(), rc = reward - reward.mean();
+  double denom = std::sqrt(vc.pow(2).sum().item<double>() * rc.pow(2).sum().item<double>());
+  s.value_reward_corr = denom > 0 ? (vc * rc).sum().item<double>() / denom : 0.0;
+  return s;
+}
+
+void Trainer::save(const std::string& path, uint64_t generation) const {
+  const Impl& m = *impl_;
+  net::TrainingState state;
+  state.train_step = m.step;
+  state.generation = generation;
+  state.rng_state.resize(4);
+  m.rng.save(state.rng_state.data());
+  net::save_checkpoint(path, *m.net, m.optimizer.get(), state);
+}
+
+uint64_t Trainer::steps() const { return impl_->step; }
+uint64_t Trainer::generation() const { return impl_->generation; }
+Rng& Trainer::rng() { return impl_->rng; }
+const net::NetConfig& Trainer::config() const { return impl_->config; }
+const net::PolicyValueNetImpl& Trainer::network() const { return *impl_->net; }
+
+}  // namespace fuseki

@@ -1,0 +1,61 @@
+// The trainer: policy gradient from game outcomes with the value head as baseline.
+//   loss = -(r - v(s)) log pi(a|s)  +  c_v (v(s) - r)^2  -  c_H H(pi(.|s))
+// r: the deciding player's result (+1, 0, -1); v(s) detached in the policy term. Adam.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "net/net_config.h"
+#include "rules/rng.h"
+#include "train/window.h"
+
+namespace fuseki::net {
+class PolicyValueNetImpl;  // net/network.h
+}
+
+namespace fuseki {
+
+struct TrainOptions {
+  int batch_size = 256;
+  double learning_rate = 1e-3;
+  double weight_decay = 1e-4;
+  double value_weight = 1.0;
+  double entropy_weight = 0.01;
+  std::string device = "cpu";
+  int threads = 0;  // torch intra-op threads; 0 = torch's default
+};
+
+struct StepMetrics {
+  uint64_t step = 0;
+  double policy_loss = 0, value_loss = 0, entropy = 0;
+  double mean_value = 0,
+         mean_reward = 0;  // calibration: the value head's mean against the results'
+  double value_reward_corr = 0;
+};
+
+class Trainer {
+ public:
+  // A new network (seeded from `seed`), or the network, optimizer, counters and RNG of a
+  // checkpoint when `checkpoint` is non-empty.
+  Trainer(const net::NetConfig& config, const TrainOptions& options, uint64_t seed,
+          const std::string& checkpoint = "");
+  ~Trainer();
+
+  StepMetrics step(const TrainingWindow& window);
+  // Writes a checkpoint atomically (network, optimizer, counters, RNG state).
+  void save(const std::string& path, uint64_t generation) const;
+  uint64_t steps() const;
+  uint64_t generation() const;
+  Rng& rng();
+  const net::NetConfig& config() const;
+  // The network, for an Evaluator (net/evaluator.h).
+  const net::PolicyValueNetImpl& network() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fuseki

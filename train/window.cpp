@@ -1,0 +1,74 @@
+#include "train/window.h"
+
+#include <deque>
+
+#include "rules/record.h"
+
+namespace fuseki {
+
+float decision_reward(const GameRow& game, const DecisionRow& d) {
+  if (game.winner == 2) return 0.0f;
+  int side = d.mover;
+  if (game.placer >= 0 && d.ply < 2) side = game.placer;
+  return game.winner == side ? 1.0f : -1.0f;
+}
+
+void TrainingWindow::load(const std::vector<std::string>& shards, int max_games) {
+  games_.clear();
+  decisions_.clear();
+  // Walk the shards from the newest, keeping whole games until the window is full.
+  struct Kept {
+    GameRow row;
+    std::vector<DecisionRow> decisions;
+  };
+  std::deque<Kept> kept;
+  for (auto it = shards.rbegin(); it != shards.rend() && int(kept.size()) < max_games; ++it) {
+    Shard s = read_shard(*it);
+    std::vector<std::vector<DecisionRow>> by_game(s.games.size());
+    for (const DecisionRow& d : s.decisions) by_game[size_t(d.game)].push_back(d);
+    for (size_t g = s.games.size(); g-- > 0 && int(kept.size()) < max_games;) {
+      if (s.games[g].winner == 3) continue;  // void: no result to learn from
+      kept.push_front({s.games[g], std::move(by_game[g])});
+    }
+  }
+  for (Kept& k : kept) {
+    WindowGame wg;
+    wg.rules = RuleSet(k.row.rules);
+    Position pos = Position::start(wg.rules);
+    Record rec;
+    try {
+      rec = play_record(pos, k.row.record);
+    } catch (const RulesError& e) {
+      throw ShardError(std::string("self-play record does not replay: ") + e.what());
+    }
+    for (Move m : rec.moves) {
+      if (int(wg.moves.size()) >= PLACEMENT_PLIES) break;
+      wg.moves.push_back(m);
+    }
+    uint32_t gi = uint32_t(games_.size());
+    games_.push_back(std::move(wg));
+    for (const DecisionRow& d : k.decisions)
+      decisions_.push_back({gi, d.ply, d.action, decision_reward(k.row, d)});
+  }
+}
+
+Position TrainingWindow::position(const WindowDecision& d) const {
+  const WindowGame& g = games_[d.game];
+  Position pos = Position::start(g.rules);
+  for (int i = 0; i < d.ply; ++i) pos.do_move(g.moves[size_t(i)]);
+  return pos;
+}
+
+TrainBatch TrainingWindow::sample(int batch_size, Rng& rng) const {
+  TrainBatch b;
+  b.inputs.reserve(batch_size);
+  for (int i = 0; i < batch_size; ++i) {
+    const WindowDecision& d = decisions_[rng.below(uint32_t(decisions_.size()))];
+    b.inputs.add(position(d));
+    b.actions.push_back(d.action);
+    b.rewards.push_back(d.reward);
+  }
+  return b;
+}
+
+}  // namespace fuseki

@@ -1,0 +1,56 @@
+// The training window: the decisions of the most recent self-play games, with their rewards.
+// Positions are not stored: a sample replays its game's record to the decision's ply (cheap with
+// the rules engine) and encodes it, so a window of many thousands of games fits in memory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "net/encode.h"
+#include "rules/rng.h"
+#include "selfplay/shard.h"
+
+namespace fuseki {
+
+struct WindowDecision {
+  uint32_t game;  // index into the window's games
+  int16_t ply;
+  int16_t action;
+  float reward;  // the deciding player's result: +1 win, -1 loss, 0 draw
+};
+
+struct WindowGame {
+  RuleSet rules;
+  std::vector<Move> moves;  // the placement drops
+};
+
+struct TrainBatch {
+  net::EncodedBatch inputs;
+  std::vector<int64_t> actions;
+  std::vector<float> rewards;
+};
+
+class TrainingWindow {
+ public:
+  // Reads the shards (oldest first) and keeps the decisions of the newest `max_games` games that
+  // were not void. Throws ShardError on a bad shard.
+  void load(const std::vector<std::string>& shards, int max_games);
+  size_t decisions() const { return decisions_.size(); }
+  size_t games() const { return games_.size(); }
+  // Uniform sample with replacement.
+  TrainBatch sample(int batch_size, Rng& rng) const;
+  // The decision's position (the game replayed to its ply).
+  Position position(const WindowDecision& d) const;
+  const std::vector<WindowDecision>& all() const { return decisions_; }
+
+ private:
+  std::vector<WindowGame> games_;
+  std::vector<WindowDecision> decisions_;
+};
+
+// The reward of a decision from the deciding player's side. In Balance Shogi the kings (plies
+// 1-2) are the placer's decisions, whichever side they are dropped for.
+float decision_reward(const GameRow& game, const DecisionRow& d);
+
+}  // namespace fuseki
