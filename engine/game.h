@@ -66,6 +66,8 @@ class Game {
   // The side to move declares an entering-king win; an invalid declaration loses.
   void declare();
   void resign();
+  // A result given from outside the rules (a test's or an experiment's judge of the placement).
+  void adjudicate(Winner w) { finish(w, Reason::None); }
   // The game cannot be finished (an engine kept failing): void, with the reason.
   void set_void(std::string why);
   const std::string& note() const { return note_; }

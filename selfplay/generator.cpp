@@ -148,6 +148,11 @@ void SelfPlayGenerator::place_batch(std::vector<Slot>& slots) {
 }
 
 void SelfPlayGenerator::play_out_batch(std::vector<Slot>& slots) {
+  if (options_.judge) {
+    for (Slot& s : slots)
+      if (!s.game.over()) s.game.adjudicate(options_.judge(s.game.position()));
+    return;
+  }
   EngineRegistry engines = default_engines();
   std::atomic<size_t> next{0};
   auto work = [&] {

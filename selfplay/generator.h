@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/game.h"
 #include "net/evaluator.h"
 #include "selfplay/journal.h"
 #include "selfplay/king_table.h"
@@ -32,6 +33,8 @@ struct SelfPlayOptions {
   std::string playout = "builtin:nodes=300:noise=20";
   int playout_threads = 1;
   int max_moves = 320;
+  // When set, replaces the play-out: the result of each placed game (tests and experiments).
+  std::function<Winner(const Position& placed)> judge;
 };
 
 // Counters for progress reports.

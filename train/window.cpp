@@ -31,25 +31,27 @@ void TrainingWindow::load(const std::vector<std::string>& shards, int max_games)
       kept.push_front({s.games[g], std::move(by_game[g])});
     }
   }
-  for (Kept& k : kept) {
-    WindowGame wg;
-    wg.rules = RuleSet(k.row.rules);
-    Position pos = Position::start(wg.rules);
-    Record rec;
-    try {
-      rec = play_record(pos, k.row.record);
-    } catch (const RulesError& e) {
-      throw ShardError(std::string("self-play record does not replay: ") + e.what());
-    }
-    for (Move m : rec.moves) {
-      if (int(wg.moves.size()) >= PLACEMENT_PLIES) break;
-      wg.moves.push_back(m);
-    }
-    uint32_t gi = uint32_t(games_.size());
-    games_.push_back(std::move(wg));
-    for (const DecisionRow& d : k.decisions)
-      decisions_.push_back({gi, d.ply, d.action, decision_reward(k.row, d)});
+  for (Kept& k : kept) add(k.row, k.decisions);
+}
+
+void TrainingWindow::add(const GameRow& game, const std::vector<DecisionRow>& decisions) {
+  WindowGame wg;
+  wg.rules = RuleSet(game.rules);
+  Position pos = Position::start(wg.rules);
+  Record rec;
+  try {
+    rec = play_record(pos, game.record);
+  } catch (const RulesError& e) {
+    throw ShardError(std::string("self-play record does not replay: ") + e.what());
   }
+  for (Move m : rec.moves) {
+    if (int(wg.moves.size()) >= PLACEMENT_PLIES) break;
+    wg.moves.push_back(m);
+  }
+  uint32_t gi = uint32_t(games_.size());
+  games_.push_back(std::move(wg));
+  for (const DecisionRow& d : decisions)
+    decisions_.push_back({gi, d.ply, d.action, decision_reward(game, d)});
 }
 
 Position TrainingWindow::position(const WindowDecision& d) const {

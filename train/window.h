@@ -36,6 +36,8 @@ class TrainingWindow {
   // Reads the shards (oldest first) and keeps the decisions of the newest `max_games` games that
   // were not void. Throws ShardError on a bad shard.
   void load(const std::vector<std::string>& shards, int max_games);
+  // Adds one game (its placement decisions) at the new end of the window.
+  void add(const GameRow& game, const std::vector<DecisionRow>& decisions);
   size_t decisions() const { return decisions_.size(); }
   size_t games() const { return games_.size(); }
   // Uniform sample with replacement.

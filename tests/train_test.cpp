@@ -1,0 +1,66 @@
+// Training learns: with a play-out that rewards one placement, the trained policy's measured
+// score rises clearly over the untrained one's.
+#include <gtest/gtest.h>
+
+#include "net/evaluator.h"
+#include "selfplay/generator.h"
+#include "train/trainer.h"
+
+using namespace fuseki;
+
+namespace {
+
+// Sente wins exactly when its rook stands on files 1-3; Gote's drops cannot change that.
+Winner rook_on_the_right(const Position& placed) {
+  Bitboard right = 0;
+  for (int f = 0; f < 3; ++f) right |= placed.variant().file_bb[f];
+  return (placed.pieces(BLACK, ROOK) & right) ? Winner::Sente : Winner::Gote;
+}
+
+SelfPlayOptions options(uint64_t seed) {
+  SelfPlayOptions o;
+  o.rules = RuleSet::Balance;
+  o.seed = seed;
+  o.batch = 64;
+  o.temperature = 1.0;
+  o.judge = rook_on_the_right;
+  return o;
+}
+
+// Sente's score over `games` games played by the evaluator's policy.
+double sente_score(net::Evaluator& eval, uint64_t seed, int games) {
+  SelfPlayGenerator gen(eval, options(seed));
+  int wins = 0, n = 0;
+  gen.play(0, uint64_t(games), [&](PlayedGame&& g) {
+    wins += g.row.winner == 0;
+    ++n;
+  });
+  return double(wins) / n;
+}
+
+}  // namespace
+
+TEST(Training, PolicyLearnsAPlacementThatWins) {
+  TrainOptions o;
+  o.batch_size = 256;
+  o.learning_rate = 3e-3;
+  o.entropy_weight = 0.0;
+  o.threads = 1;
+  Trainer trainer({16, 1}, o, 7);
+  net::Evaluator eval(trainer.network(), {"cpu", 1});
+  double before = sente_score(eval, 1000, 256);
+
+  TrainingWindow window;
+  for (int iteration = 0; iteration < 12; ++iteration) {
+    eval.set_weights(trainer.network());
+    SelfPlayGenerator gen(eval, options(uint64_t(iteration + 1)));
+    gen.play(0, 64, [&](PlayedGame&& g) { window.add(g.row, g.decisions); });
+    for (int s = 0; s < 15; ++s) trainer.step(window);
+  }
+  eval.set_weights(trainer.network());
+  double after = sente_score(eval, 1000, 256);
+  std::printf("[ learn    ] Sente score with the rook rule: untrained %.3f, trained %.3f\n", before,
+              after);
+  EXPECT_LT(before, 0.5);
+  EXPECT_GT(after, before + 0.25);
+}
