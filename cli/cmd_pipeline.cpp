@@ -65,6 +65,9 @@ SelfPlayOptions selfplay_options(const RunConfig& c, int generation, const KingP
   o.playout = c.playout;
   o.playout_threads = c.playout_threads;
   o.max_moves = c.max_moves;
+  o.eval_nodes = uint64_t(c.eval_nodes);
+  o.eval_scale = c.eval_scale;
+  o.play_out = c.play_out;
   return o;
 }
 
@@ -178,7 +181,10 @@ json run_training(const RunConfig& c, const RunPaths& paths, int g) {
   std::vector<std::string> shards;
   for (int k = 0; k <= g; ++k)
     for (const std::string& s : list_shards(paths.selfplay(k).string())) shards.push_back(s);
-  TrainingWindow window;
+  RewardMode mode = c.reward == "eval"  ? RewardMode::Eval
+                    : c.reward == "mix" ? RewardMode::Mix
+                                        : RewardMode::Result;
+  TrainingWindow window(mode, c.reward_mix);
   window.load(shards, c.window_games);
   Progress progress("train " + gen_name(g + 1), target - std::min(trainer.steps(), target));
   json last;

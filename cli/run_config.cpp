@@ -103,6 +103,19 @@ Setting real(double& field, double lo, double hi) {
           }};
 }
 
+Setting boolean(bool& field) {
+  return {[&field](const toml::node& n, const std::string& where) {
+            auto v = n.value<bool>();
+            if (!n.is_boolean() || !v) fail(where, "expected true or false");
+            field = *v;
+          },
+          [&field](const std::string& t, const std::string& where) {
+            if (t != "true" && t != "false") fail(where, "'" + t + "' is not true or false");
+            field = t == "true";
+          },
+          [&field] { return std::string(field ? "true" : "false"); }};
+}
+
 std::string quoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -166,7 +179,10 @@ std::vector<std::pair<std::string, Table>> declare(RunConfig& c) {
         {"playout_threads", integer(c.playout_threads, 1, 1024)},
         {"max_moves", integer(c.max_moves, 1, 100000)},
         {"shard_games", integer(c.shard_games, 1, 1000000)},
-        {"inference_threads", integer(c.inference_threads, 0, 1024)}}},
+        {"inference_threads", integer(c.inference_threads, 0, 1024)},
+        {"eval_nodes", integer(c.eval_nodes, 0, 100000000)},
+        {"eval_scale", real(c.eval_scale, 1.0, 100000.0)},
+        {"play_out", boolean(c.play_out)}}},
       {"train",
        {{"steps", integer(c.steps, 0, 100000000)},
         {"batch_size", integer(c.batch_size, 1, 65536)},
@@ -176,7 +192,9 @@ std::vector<std::pair<std::string, Table>> declare(RunConfig& c) {
         {"entropy_weight", real(c.entropy_weight, 0.0, 1000.0)},
         {"window_games", integer(c.window_games, 1, 100000000)},
         {"threads", integer(c.train_threads, 0, 1024)},
-        {"log_every", integer(c.log_every, 1, 1000000)}}},
+        {"log_every", integer(c.log_every, 1, 1000000)},
+        {"reward", text(c.reward, one_of({"result", "eval", "mix"}))},
+        {"reward_mix", real(c.reward_mix, 0.0, 1.0)}}},
       {"gating",
        {{"games", integer(c.gating_games, 0, 1000000)},
         {"temperature", real(c.gating_temperature, 0.0, 100.0)}}},
@@ -230,6 +248,10 @@ RunConfig load_run_config(const std::string& path, const std::vector<std::string
   }
   if (c.kings == "table" && c.king_table.empty())
     fail("selfplay.kings", "'table' needs selfplay.king_table");
+  if (c.reward != "result" && c.eval_nodes == 0)
+    fail("train.reward", "'" + c.reward + "' needs selfplay.eval_nodes > 0");
+  if (c.reward != "eval" && !c.play_out)
+    fail("train.reward", "'" + c.reward + "' needs game results: selfplay.play_out = true");
   return c;
 }
 

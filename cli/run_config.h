@@ -33,6 +33,9 @@ struct RunConfig {
   int max_moves = 320;
   int shard_games = 64;
   int inference_threads = 1;
+  int eval_nodes = 0;  // engine search at move 41 for the evaluation reward; 0: none
+  double eval_scale = 600;
+  bool play_out = true;
   // [train]
   int steps = 100;  // per generation
   int batch_size = 256;
@@ -43,6 +46,8 @@ struct RunConfig {
   int window_games = 20000;
   int train_threads = 0;
   int log_every = 10;
+  std::string reward = "result";  // result | eval | mix
+  double reward_mix = 0.5;
   // [gating]
   int gating_games = 0;  // per colour; 0 = no match
   double gating_temperature = 0.5;

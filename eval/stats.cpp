@@ -12,10 +12,8 @@ GenerationStats generation_stats(const std::vector<GameRow>& games) {
   double points = 0, moves = 0;
   int ruling = 0, stacks[2] = {0, 0};
   for (const GameRow& g : games) {
-    if (g.winner == 3) {
-      ++s.voids;
-      continue;
-    }
+    if (g.winner == 3) ++s.voids;
+    if (g.winner > 2) continue;  // void, or not played out
     ++s.games;
     if (g.winner == 2) ++s.draws;
     points += g.winner == 0 ? 1.0 : g.winner == 2 ? 0.5 : 0.0;

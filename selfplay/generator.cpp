@@ -1,6 +1,8 @@
 #include "selfplay/generator.h"
 
 #include <atomic>
+#include <cmath>
+#include <functional>
 #include <thread>
 
 #include "engine/match.h"
@@ -45,6 +47,7 @@ struct SelfPlayGenerator::Slot {
   Rng rng{0};
   Game game{Position::start(RuleSet::Balance)};
   PlayedGame out;
+  float sente_eval = -1;
 };
 
 SelfPlayGenerator::SelfPlayGenerator(net::Evaluator& evaluator, SelfPlayOptions options)
@@ -66,8 +69,10 @@ int8_t winner_code(Winner w) {
       return 1;
     case Winner::Draw:
       return 2;
-    default:
+    case Winner::Void:
       return 3;
+    default:
+      return 4;  // not played out
   }
 }
 
@@ -147,15 +152,50 @@ void SelfPlayGenerator::place_batch(std::vector<Slot>& slots) {
   }
 }
 
+namespace {
+
+// Runs `work` on `threads` threads (the caller's among them) and waits for all.
+void run_parallel(int threads, const std::function<void()>& work) {
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+}
+
+}  // namespace
+
+void SelfPlayGenerator::evaluate_batch(std::vector<Slot>& slots) {
+  std::atomic<size_t> next{0};
+  run_parallel(std::max(1, std::min<int>(options_.playout_threads, int(slots.size()))), [&] {
+    Searcher searcher({0, 0, 14});
+    for (size_t i; (i = next++) < slots.size();) {
+      Slot& s = slots[i];
+      if (s.game.over()) {  // decided by the move-41 ruling
+        s.sente_eval = s.game.winner() == Winner::Sente  ? 1.0f
+                       : s.game.winner() == Winner::Gote ? 0.0f
+                                                         : 0.5f;
+        continue;
+      }
+      Position pos = s.game.position();
+      searcher.clear();
+      SearchResult r = searcher.search(pos, SearchLimits{options_.eval_nodes, 0, 0});
+      double cp = pos.side_to_move() == BLACK ? r.score : -r.score;
+      s.sente_eval = float(1.0 / (1.0 + std::exp(-cp / options_.eval_scale)));
+    }
+  });
+}
+
 void SelfPlayGenerator::play_out_batch(std::vector<Slot>& slots) {
+  if (options_.eval_nodes > 0) evaluate_batch(slots);
   if (options_.judge) {
     for (Slot& s : slots)
       if (!s.game.over()) s.game.adjudicate(options_.judge(s.game.position()));
     return;
   }
+  if (!options_.play_out) return;
   EngineRegistry engines = default_engines();
   std::atomic<size_t> next{0};
-  auto work = [&] {
+  run_parallel(std::max(1, std::min<int>(options_.playout_threads, int(slots.size()))), [&] {
     auto sente = make_player(options_.playout, engines);
     auto gote = make_player(options_.playout, engines);
     sente->prepare();
@@ -164,12 +204,7 @@ void SelfPlayGenerator::play_out_batch(std::vector<Slot>& slots) {
       Slot& s = slots[i];
       if (!s.game.over()) s.game = play_game(s.game, *sente, *gote, s.seed);
     }
-  };
-  int threads = std::max(1, std::min<int>(options_.playout_threads, int(slots.size())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  });
 }
 
 void SelfPlayGenerator::play(uint64_t first, uint64_t count,
@@ -205,6 +240,7 @@ void SelfPlayGenerator::play(uint64_t first, uint64_t count,
       g.row.sente_king = int16_t(placed[i].king_square(BLACK));
       g.row.gote_king = int16_t(placed[i].king_square(WHITE));
       g.row.shapes = shape_flags(placed[i]);
+      g.row.sente_eval = s.sente_eval;
       g.row.record = s.game.record();
       ++stats_.games;
       sink(std::move(g));

@@ -33,6 +33,11 @@ struct SelfPlayOptions {
   std::string playout = "builtin:nodes=300:noise=20";
   int playout_threads = 1;
   int max_moves = 320;
+  // An engine search of this many nodes at move 41 gives each game Sente's win probability,
+  // 1 / (1 + exp(-cp / eval_scale)): a lower-variance training signal than the result. 0: none.
+  uint64_t eval_nodes = 0;
+  double eval_scale = 600;
+  bool play_out = true;  // false: no play-out (the games then carry the evaluation alone)
   // When set, replaces the play-out: the result of each placed game (tests and experiments).
   std::function<Winner(const Position& placed)> judge;
 };
@@ -59,6 +64,7 @@ class SelfPlayGenerator {
   struct Slot;
   void place_batch(std::vector<Slot>& slots);
   void play_out_batch(std::vector<Slot>& slots);
+  void evaluate_batch(std::vector<Slot>& slots);
 
   net::Evaluator* evaluators_[COLOR_NB];
   SelfPlayOptions options_;

@@ -20,19 +20,13 @@ std::string journal_line(const PlayedGame& g) {
   for (const DecisionRow& r : g.decisions)
     d.push_back({r.ply, r.mover, r.action, r.move, r.legal, r.prob, r.value});
   const GameRow& w = g.row;
-  json j = {{"index", g.index},
-            {"seed", w.seed},
-            {"rules", w.rules},
-            {"winner", w.winner},
-            {"reason", w.reason},
-            {"play_moves", w.play_moves},
-            {"placer", w.placer},
-            {"chooser", w.chooser_takes},
-            {"sk", w.sente_king},
-            {"gk", w.gote_king},
-            {"shapes", w.shapes},
-            {"record", w.record},
-            {"d", d}};
+  json j = {{"index", g.index},   {"seed", w.seed},
+            {"rules", w.rules},   {"winner", w.winner},
+            {"reason", w.reason}, {"play_moves", w.play_moves},
+            {"placer", w.placer}, {"chooser", w.chooser_takes},
+            {"sk", w.sente_king}, {"gk", w.gote_king},
+            {"shapes", w.shapes}, {"ev", w.sente_eval},
+            {"record", w.record}, {"d", d}};
   return j.dump();
 }
 
@@ -52,6 +46,7 @@ bool parse_journal_line(const std::string& line, PlayedGame& g) {
     w.sente_king = j.at("sk").get<int16_t>();
     w.gote_king = j.at("gk").get<int16_t>();
     w.shapes = j.at("shapes").get<uint8_t>();
+    w.sente_eval = j.value("ev", -1.0f);
     w.record = j.at("record").get<std::string>();
     for (const json& r : j.at("d"))
       g.decisions.push_back({0, r.at(0).get<int16_t>(), r.at(1).get<int8_t>(),

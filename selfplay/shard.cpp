@@ -210,6 +210,8 @@ void write_shard(const std::string& path, const Shard& shard) {
         games.id, "gote_king", g, [](const GameRow& r) { return r.gote_king; }, tmp);
     write_column<uint8_t, GameRow>(
         games.id, "shapes", g, [](const GameRow& r) { return r.shapes; }, tmp);
+    write_column<float, GameRow>(
+        games.id, "sente_eval", g, [](const GameRow& r) { return r.sente_eval; }, tmp);
     write_strings(games.id, "record", g, tmp);
 
     Handle dec(H5Gcreate2(file.id, "decisions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
@@ -276,15 +278,17 @@ Shard read_shard(const std::string& path) {
   auto sk = read_column<int16_t>(games.id, "sente_king", path);
   auto gk = read_column<int16_t>(games.id, "gote_king", path);
   auto shapes = read_column<uint8_t>(games.id, "shapes", path);
+  auto sente_eval = read_column<float>(games.id, "sente_eval", path);
   auto record = read_strings(games.id, "record", path);
   size_t n = seed.size();
-  for (auto size : {rules.size(), winner.size(), reason.size(), play_moves.size(), placer.size(),
-                    chooser.size(), sk.size(), gk.size(), shapes.size(), record.size()})
+  for (auto size :
+       {rules.size(), winner.size(), reason.size(), play_moves.size(), placer.size(),
+        chooser.size(), sk.size(), gk.size(), shapes.size(), sente_eval.size(), record.size()})
     if (size != n) throw ShardError(path + ": game columns differ in length");
   s.games.resize(n);
   for (size_t i = 0; i < n; ++i)
     s.games[i] = {seed[i],    rules[i], winner[i], reason[i], play_moves[i], placer[i],
-                  chooser[i], sk[i],    gk[i],     shapes[i], record[i]};
+                  chooser[i], sk[i],    gk[i],     shapes[i], sente_eval[i], record[i]};
 
   Handle dec(H5Gopen2(file.id, "decisions", H5P_DEFAULT), H5Gclose);
   if (dec.id < 0) throw ShardError(path + ": not a fusekilab shard (no group decisions)");

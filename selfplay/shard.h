@@ -36,8 +36,9 @@ struct GameRow {
   int8_t chooser_takes = -1;  // Balance: the side the chooser took; -1 otherwise
   int16_t sente_king = -1;    // squares of the kings after placement
   int16_t gote_king = -1;
-  uint8_t shapes = 0;  // bit 0: Sente stacked rook and both lances on one file; bit 1: Gote
-  std::string record;  // the game record (rules.md format)
+  uint8_t shapes = 0;     // bit 0: Sente stacked rook and both lances on one file; bit 1: Gote
+  float sente_eval = -1;  // Sente's win probability from an engine search at move 41; -1: none
+  std::string record;     // the game record (rules.md format)
 };
 
 struct Shard {

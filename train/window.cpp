@@ -6,11 +6,34 @@
 
 namespace fuseki {
 
-float decision_reward(const GameRow& game, const DecisionRow& d) {
-  if (game.winner == 2) return 0.0f;
+float decision_reward(const GameRow& game, const DecisionRow& d, RewardMode mode, double mix) {
   int side = d.mover;
   if (game.placer >= 0 && d.ply < 2) side = game.placer;
-  return game.winner == side ? 1.0f : -1.0f;
+  double result = game.winner == 2 ? 0.0 : game.winner == side ? 1.0 : -1.0;
+  double p = side == 0 ? game.sente_eval : 1.0 - game.sente_eval;
+  double eval = 2 * p - 1;
+  switch (mode) {
+    case RewardMode::Eval:
+      return float(eval);
+    case RewardMode::Mix:
+      return float(mix * eval + (1 - mix) * result);
+    case RewardMode::Result:
+      break;
+  }
+  return float(result);
+}
+
+bool TrainingWindow::usable(const GameRow& game) const {
+  bool has_result = game.winner <= 2, has_eval = game.sente_eval >= 0;
+  switch (mode_) {
+    case RewardMode::Eval:
+      return has_eval;
+    case RewardMode::Mix:
+      return has_result && has_eval;
+    case RewardMode::Result:
+      break;
+  }
+  return has_result;
 }
 
 void TrainingWindow::load(const std::vector<std::string>& shards, int max_games) {
@@ -27,7 +50,7 @@ void TrainingWindow::load(const std::vector<std::string>& shards, int max_games)
     std::vector<std::vector<DecisionRow>> by_game(s.games.size());
     for (const DecisionRow& d : s.decisions) by_game[size_t(d.game)].push_back(d);
     for (size_t g = s.games.size(); g-- > 0 && int(kept.size()) < max_games;) {
-      if (s.games[g].winner == 3) continue;  // void: no result to learn from
+      if (!usable(s.games[g])) continue;  // void, or missing what the reward needs
       kept.push_front({s.games[g], std::move(by_game[g])});
     }
   }
@@ -35,6 +58,7 @@ void TrainingWindow::load(const std::vector<std::string>& shards, int max_games)
 }
 
 void TrainingWindow::add(const GameRow& game, const std::vector<DecisionRow>& decisions) {
+  if (!usable(game)) return;
   WindowGame wg;
   wg.rules = RuleSet(game.rules);
   Position pos = Position::start(wg.rules);
@@ -51,7 +75,7 @@ void TrainingWindow::add(const GameRow& game, const std::vector<DecisionRow>& de
   uint32_t gi = uint32_t(games_.size());
   games_.push_back(std::move(wg));
   for (const DecisionRow& d : decisions)
-    decisions_.push_back({gi, d.ply, d.action, decision_reward(game, d)});
+    decisions_.push_back({gi, d.ply, d.action, decision_reward(game, d, mode_, mix_)});
 }
 
 Position TrainingWindow::position(const WindowDecision& d) const {

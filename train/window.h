@@ -25,6 +25,10 @@ struct WindowGame {
   std::vector<Move> moves;  // the placement drops
 };
 
+// What a decision is rewarded with: the game's result, the engine's evaluation at move 41
+// (2p - 1 for the deciding side's win probability p), or a mix: mix * eval + (1 - mix) * result.
+enum class RewardMode { Result, Eval, Mix };
+
 struct TrainBatch {
   net::EncodedBatch inputs;
   std::vector<int64_t> actions;
@@ -33,6 +37,8 @@ struct TrainBatch {
 
 class TrainingWindow {
  public:
+  explicit TrainingWindow(RewardMode mode = RewardMode::Result, double mix = 0.5)
+      : mode_(mode), mix_(mix) {}
   // Reads the shards (oldest first) and keeps the decisions of the newest `max_games` games that
   // were not void. Throws ShardError on a bad shard.
   void load(const std::vector<std::string>& shards, int max_games);
@@ -47,12 +53,16 @@ class TrainingWindow {
   const std::vector<WindowDecision>& all() const { return decisions_; }
 
  private:
+  bool usable(const GameRow& game) const;
+  RewardMode mode_;
+  double mix_;
   std::vector<WindowGame> games_;
   std::vector<WindowDecision> decisions_;
 };
 
 // The reward of a decision from the deciding player's side. In Balance Shogi the kings (plies
 // 1-2) are the placer's decisions, whichever side they are dropped for.
-float decision_reward(const GameRow& game, const DecisionRow& d);
+float decision_reward(const GameRow& game, const DecisionRow& d,
+                      RewardMode mode = RewardMode::Result, double mix = 0.5);
 
 }  // namespace fuseki
