@@ -1,0 +1,132 @@
+// Inference benchmark: placement decisions per second (encode, one forward pass, sample a drop)
+// with batched inference against one position per forward pass, on the same positions, network
+// and thread count.
+//
+//   build/bench/inference_bench [--positions N] [--threads T] [--channels C] [--blocks B]
+//                               [--batch B1,B2,...] [--chunk C] [--repeats R]
+// --chunk: the evaluator's cpu_chunk (forward passes of at most C positions; 0 = whole batch).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "net/evaluator.h"
+#include "rules/movegen.h"
+
+using namespace fuseki;
+using namespace fuseki::net;
+
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Placement positions at every ply of random games under the three placement rule sets.
+std::vector<Position> positions(int n) {
+  const RuleSet rules[] = {RuleSet::Fuseki, RuleSet::BalanceV1, RuleSet::Balance};
+  Rng rng(2026);
+  std::vector<Position> out;
+  for (int game = 0; int(out.size()) < n; ++game) {
+    Position pos = Position::start(rules[game % 3]);
+    while (pos.in_placement() && int(out.size()) < n) {
+      out.push_back(pos);
+      MoveList list;
+      generate_legal(pos, list);
+      pos.do_move(list.moves[rng.below(uint32_t(list.size))]);
+    }
+  }
+  return out;
+}
+
+// Decisions per second with `batch` positions per forward pass; the best of `repeats` runs.
+double decisions_per_second(Evaluator& eval, const std::vector<Position>& pos, int batch,
+                            int repeats) {
+  std::vector<const Position*> ptrs;
+  for (const Position& p : pos) ptrs.push_back(&p);
+  Rng rng(7);
+  double best = 0;
+  long checksum = 0;
+  for (int r = 0; r < repeats; ++r) {
+    double t0 = now();
+    for (size_t i = 0; i < ptrs.size(); i += size_t(batch)) {
+      size_t n = std::min(size_t(batch), ptrs.size() - i);
+      std::vector<Evaluation> evals = eval.evaluate({ptrs.data() + i, n});
+      for (size_t j = 0; j < n; ++j)
+        checksum += Evaluator::sample(*ptrs[i + j], evals[j], 1.0, rng);
+    }
+    best = std::max(best, double(ptrs.size()) / (now() - t0));
+  }
+  if (checksum == 42) std::puts("");  // keeps the sampling from being optimised away
+  return best;
+}
+
+std::vector<int> parse_list(const char* s) {
+  std::vector<int> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');) out.push_back(std::atoi(item.c_str()));
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int n = 1024, threads = 1, repeats = 3, chunk = EvaluatorOptions{}.cpu_chunk;
+  NetConfig config;
+  std::vector<int> batches = {16, 64, 256};
+  for (int i = 1; i < argc; ++i) {
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", argv[i]);
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (!std::strcmp(argv[i], "--positions"))
+      n = std::atoi(value());
+    else if (!std::strcmp(argv[i], "--threads"))
+      threads = std::atoi(value());
+    else if (!std::strcmp(argv[i], "--channels"))
+      config.channels = std::atoi(value());
+    else if (!std::strcmp(argv[i], "--blocks"))
+      config.blocks = std::atoi(value());
+    else if (!std::strcmp(argv[i], "--batch"))
+      batches = parse_list(value());
+    else if (!std::strcmp(argv[i], "--chunk"))
+      chunk = std::atoi(value());
+    else if (!std::strcmp(argv[i], "--repeats"))
+      repeats = std::atoi(value());
+    else {
+      std::fprintf(stderr,
+                   "usage: %s [--positions N] [--threads T] [--channels C] [--blocks B] "
+                   "[--batch B1,B2,...] [--chunk C] [--repeats R]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  if (n < 1 || threads < 1 || repeats < 1 || chunk < 0 || !valid(config) || batches.empty() ||
+      *std::min_element(batches.begin(), batches.end()) < 1) {
+    std::fprintf(stderr, "bad arguments\n");
+    return 2;
+  }
+
+  std::vector<Position> pos = positions(n);
+  Evaluator eval(config, {"cpu", threads, chunk});
+  decisions_per_second(eval, pos, 64, 1);  // warm-up: allocator, thread pool, kernels
+
+  std::printf("inference_bench: %d placement positions, net %s, %d thread(s), cpu, chunk %d\n", n,
+              describe(config).c_str(), eval.threads(), chunk);
+  const double single = decisions_per_second(eval, pos, 1, repeats);
+  std::printf("  %-26s %10.0f decisions/s\n", "one position per forward", single);
+  for (int b : batches) {
+    const double rate = decisions_per_second(eval, pos, b, repeats);
+    char label[64];
+    std::snprintf(label, sizeof label, "batch %d per forward", b);
+    std::printf("  %-26s %10.0f decisions/s  %6.1fx\n", label, rate, rate / single);
+  }
+  return 0;
+}

@@ -1,0 +1,16 @@
+// Whole-file reads and atomic writes (no LibTorch).
+#pragma once
+
+#include <string>
+
+namespace fuseki::net {
+
+// Writes `bytes` to `path.tmp`, syncs it, renames it over `path` and syncs the directory, so a
+// reader sees either the old file or the whole new one. Throws std::runtime_error naming the
+// file and the system's reason.
+void write_file_atomically(const std::string& path, const std::string& bytes);
+
+// The whole file; throws std::runtime_error naming the file and the system's reason.
+std::string read_file(const std::string& path);
+
+}  // namespace fuseki::net

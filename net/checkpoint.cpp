@@ -1,0 +1,253 @@
+#include "net/checkpoint.h"
+
+#include <cstring>
+#include <sstream>
+
+#include "net/atomic_file.h"
+
+namespace fuseki::net {
+namespace {
+
+constexpr const char* kTagKey = "fusekilab";
+constexpr const char* kTag = "fusekilab-checkpoint";
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw CheckpointError("checkpoint '" + path + "': " + what);
+}
+
+// The first line of torch's message, without its backtrace.
+std::string torch_message(const std::exception& e) {
+  const auto* c10 = dynamic_cast<const c10::Error*>(&e);
+  std::string msg = c10 ? c10->what_without_backtrace() : e.what();
+  size_t nl = msg.find('\n');
+  return nl == std::string::npos ? msg : msg.substr(0, nl);
+}
+
+// Archive keys may not hold dots: "blocks.0.conv1.weight" is stored as "blocks_0_conv1_weight".
+std::string archive_key(std::string name) {
+  for (char& ch : name)
+    if (ch == '.') ch = '_';
+  return name;
+}
+
+torch::Tensor words_tensor(const std::vector<uint64_t>& words) {
+  torch::Tensor t = torch::empty({int64_t(words.size())}, torch::kInt64);
+  if (!words.empty()) std::memcpy(t.data_ptr<int64_t>(), words.data(), words.size() * 8);
+  return t;
+}
+
+std::vector<uint64_t> tensor_words(const torch::Tensor& t) {
+  torch::Tensor c = t.to(torch::kCPU).contiguous();
+  std::vector<uint64_t> words(size_t(c.numel()));
+  if (!words.empty()) std::memcpy(words.data(), c.data_ptr<int64_t>(), words.size() * 8);
+  return words;
+}
+
+torch::Tensor bytes_tensor(const std::string& bytes) {
+  torch::Tensor t = torch::empty({int64_t(bytes.size())}, torch::kUInt8);
+  if (!bytes.empty()) std::memcpy(t.data_ptr<uint8_t>(), bytes.data(), bytes.size());
+  return t;
+}
+
+struct Hasher {
+  uint64_t h = 0xcbf29ce484222325ull;
+  void bytes(const void* data, size_t size) { h = fnv1a64(data, size, h); }
+  void word(uint64_t w) { bytes(&w, sizeof w); }
+  void text(const std::string& s) {
+    word(s.size());
+    bytes(s.data(), s.size());
+  }
+  void tensor(const std::string& name, const torch::Tensor& t) {
+    text(name);
+    const torch::Tensor c = t.detach().to(torch::kCPU).contiguous();
+    word(uint64_t(c.scalar_type()));
+    word(uint64_t(c.dim()));
+    for (int64_t d : c.sizes()) word(uint64_t(d));
+    bytes(c.data_ptr(), c.nbytes());
+  }
+};
+
+// Over everything a checkpoint restores: the architecture, counters, RNG words, weights and
+// buffers in registration order, and the optimizer's archive.
+uint64_t content_hash(const PolicyValueNetImpl& net, const TrainingState& state,
+                      const std::string& optimizer_state) {
+  Hasher h;
+  h.word(uint64_t(kCheckpointFormatVersion));
+  h.word(uint64_t(net.config().channels));
+  h.word(uint64_t(net.config().blocks));
+  h.word(state.train_step);
+  h.word(state.generation);
+  h.word(state.rng_state.size());
+  for (uint64_t w : state.rng_state) h.word(w);
+  for (const auto& p : net.named_parameters()) h.tensor(p.key(), p.value());
+  for (const auto& b : net.named_buffers()) h.tensor(b.key(), b.value());
+  h.text(optimizer_state);
+  return h.h;
+}
+
+std::string archive_bytes(torch::serialize::OutputArchive& archive) {
+  std::ostringstream out;
+  archive.save_to(out);
+  return std::move(out).str();
+}
+
+int64_t read_int(const std::string& path, torch::serialize::InputArchive& in,
+                 const std::string& key, int64_t index = 0) {
+  torch::Tensor t;
+  if (!in.try_read(key, t) || t.scalar_type() != torch::kInt64 || t.dim() != 1 ||
+      t.numel() <= index)
+    fail(path, "missing or malformed '" + key + "' entry");
+  return t[index].item<int64_t>();
+}
+
+void read_weights(const std::string& path, torch::serialize::InputArchive& in,
+                  PolicyValueNetImpl& net) {
+  torch::serialize::InputArchive weights;
+  if (!in.try_read("weights", weights)) fail(path, "no weights");
+  torch::NoGradGuard no_grad;
+  auto load = [&](const std::string& name, torch::Tensor& dst, bool is_buffer) {
+    torch::Tensor src;
+    if (!weights.try_read(archive_key(name), src, is_buffer))
+      fail(path, "weight '" + name + "' is missing");
+    if (src.sizes() != dst.sizes() || src.scalar_type() != dst.scalar_type()) {
+      std::ostringstream msg;
+      msg << "weight '" << name << "' has shape " << src.sizes() << " " << src.scalar_type()
+          << ", the architecture needs " << dst.sizes() << " " << dst.scalar_type();
+      fail(path, msg.str());
+    }
+    dst.copy_(src);
+  };
+  for (auto& p : net.named_parameters()) load(p.key(), p.value(), false);
+  for (auto& b : net.named_buffers()) load(b.key(), b.value(), true);
+}
+
+}  // namespace
+
+uint64_t fnv1a64(const void* data, size_t size, uint64_t hash) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= p[i];
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+void save_checkpoint(const std::string& path, const PolicyValueNetImpl& net,
+                     const torch::optim::Adam* optimizer, const TrainingState& state) {
+  std::string bytes;
+  try {
+    std::string optimizer_state;
+    if (optimizer) {
+      torch::serialize::OutputArchive opt;
+      optimizer->save(opt);
+      optimizer_state = archive_bytes(opt);
+    }
+    torch::serialize::OutputArchive out;
+    out.write(kTagKey, c10::IValue(std::string(kTag)));
+    out.write("format_version", words_tensor({uint64_t(kCheckpointFormatVersion)}));
+    out.write("config",
+              words_tensor({uint64_t(net.config().channels), uint64_t(net.config().blocks)}));
+    out.write("counters", words_tensor({state.train_step, state.generation}));
+    out.write("rng_state", words_tensor(state.rng_state));
+    torch::serialize::OutputArchive weights;
+    for (const auto& p : net.named_parameters())
+      weights.write(archive_key(p.key()), p.value().detach().to(torch::kCPU));
+    for (const auto& b : net.named_buffers())
+      weights.write(archive_key(b.key()), b.value().to(torch::kCPU), /*is_buffer=*/true);
+    out.write("weights", weights);
+    out.write("optimizer", bytes_tensor(optimizer_state));
+    out.write("content_hash", words_tensor({content_hash(net, state, optimizer_state)}));
+    bytes = archive_bytes(out);
+  } catch (const std::exception& e) {
+    fail(path, "cannot serialise: " + torch_message(e));
+  }
+  try {
+    write_file_atomically(path, bytes);
+  } catch (const std::runtime_error& e) {
+    throw CheckpointError(std::string("checkpoint ") + e.what());
+  }
+}
+
+Checkpoint load_checkpoint(const std::string& path, torch::Device device) {
+  std::string bytes;
+  try {
+    bytes = read_file(path);
+  } catch (const std::runtime_error& e) {
+    throw CheckpointError(std::string("checkpoint ") + e.what());
+  }
+  if (bytes.empty()) fail(path, "the file is empty");
+  // Torch archives are zip files; anything else is rejected before torch's reader sees it.
+  if (bytes.size() < 4 || std::memcmp(bytes.data(), "PK\x03\x04", 4) != 0)
+    fail(path, "not a fusekilab checkpoint (not a torch zip archive)");
+
+  Checkpoint c;
+  c.path = path;
+  try {
+    torch::serialize::InputArchive in;
+    try {
+      in.load_from(bytes.data(), bytes.size(), torch::Device(torch::kCPU));
+    } catch (const std::exception& e) {
+      fail(path, "truncated or damaged torch archive (" + torch_message(e) + ")");
+    }
+    c10::IValue tag;
+    if (!in.try_read(kTagKey, tag) || !tag.isString() || tag.toStringRef() != kTag)
+      fail(path, "a torch archive, but not a fusekilab checkpoint (no fusekilab tag)");
+    const int64_t version = read_int(path, in, "format_version");
+    if (version != kCheckpointFormatVersion)
+      fail(path, "format version " + std::to_string(version) + ", this build reads version " +
+                     std::to_string(kCheckpointFormatVersion));
+    const int64_t channels = read_int(path, in, "config", 0),
+                  blocks = read_int(path, in, "config", 1);
+    if (channels < 1 || channels > kMaxChannels || blocks < 0 || blocks > kMaxBlocks)
+      fail(path, "implausible architecture (" + std::to_string(channels) + " channels, " +
+                     std::to_string(blocks) + " blocks)");
+    c.config = NetConfig{int(channels), int(blocks)};
+    c.state.train_step = uint64_t(read_int(path, in, "counters", 0));
+    c.state.generation = uint64_t(read_int(path, in, "counters", 1));
+    torch::Tensor rng, opt, hash;
+    if (!in.try_read("rng_state", rng) || rng.scalar_type() != torch::kInt64)
+      fail(path, "missing or malformed 'rng_state' entry");
+    c.state.rng_state = tensor_words(rng);
+    if (!in.try_read("optimizer", opt) || opt.scalar_type() != torch::kUInt8 || opt.dim() != 1)
+      fail(path, "missing or malformed 'optimizer' entry");
+    opt = opt.contiguous();
+    c.optimizer_state.assign(reinterpret_cast<const char*>(opt.data_ptr<uint8_t>()),
+                             size_t(opt.numel()));
+    c.content_hash = uint64_t(read_int(path, in, "content_hash"));
+
+    c.net = PolicyValueNet(c.config);
+    read_weights(path, in, *c.net);
+    if (content_hash(*c.net, c.state, c.optimizer_state) != c.content_hash)
+      fail(path, "content hash mismatch: the file is damaged");
+    c.net->to(device);
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail(path, "unreadable: " + torch_message(e));
+  }
+  return c;
+}
+
+void Checkpoint::restore_optimizer(torch::optim::Adam& optimizer) const {
+  if (optimizer_state.empty()) fail(path, "saved without optimizer state");
+  try {
+    torch::serialize::InputArchive in;
+    in.load_from(optimizer_state.data(), optimizer_state.size(), net->device());
+    optimizer.load(in);
+    // LibTorch 1.13 reads the saved options but keeps the optimizer's own; restore them too.
+    torch::serialize::InputArchive groups;
+    in.read("param_groups", groups);
+    for (size_t i = 0; i < optimizer.param_groups().size(); ++i) {
+      torch::serialize::InputArchive group, options_archive;
+      groups.read("param_groups/" + std::to_string(i), group);
+      group.read("options", options_archive);
+      auto options = std::make_unique<torch::optim::AdamOptions>(0);
+      options->serialize(options_archive);
+      optimizer.param_groups()[i].set_options(std::move(options));
+    }
+  } catch (const std::exception& e) {
+    fail(path, "optimizer state does not fit this optimizer: " + torch_message(e));
+  }
+}
+
+}  // namespace fuseki::net

@@ -1,0 +1,177 @@
+#include "net/network.h"
+
+#include <stdexcept>
+
+namespace fuseki::net {
+namespace {
+
+torch::nn::Conv2d conv(int in, int out, int kernel, bool bias) {
+  return torch::nn::Conv2d(
+      torch::nn::Conv2dOptions(in, out, kernel).padding(kernel / 2).bias(bias));
+}
+
+}  // namespace
+
+ResidualBlockImpl::ResidualBlockImpl(int channels_) : channels(channels_) { reset(); }
+
+void ResidualBlockImpl::reset() {
+  conv1 = register_module("conv1", conv(channels, channels, 3, false));
+  bn1 = register_module("bn1", torch::nn::BatchNorm2d(channels));
+  conv2 = register_module("conv2", conv(channels, channels, 3, false));
+  bn2 = register_module("bn2", torch::nn::BatchNorm2d(channels));
+}
+
+torch::Tensor ResidualBlockImpl::forward(const torch::Tensor& x) {
+  torch::Tensor y = torch::relu(bn1(conv1(x)));
+  y = bn2(conv2(y));
+  return torch::relu(y + x);
+}
+
+PolicyValueNetImpl::PolicyValueNetImpl(const NetConfig& config) : config_(config) {
+  if (!valid(config))
+    throw std::invalid_argument("network: unsupported architecture " + describe(config) +
+                                " (channels 1.." + std::to_string(kMaxChannels) + ", blocks 0.." +
+                                std::to_string(kMaxBlocks) + ")");
+  reset();
+}
+
+void PolicyValueNetImpl::reset() {
+  const int c = config_.channels;
+  stem_conv = register_module("stem_conv", conv(kInputPlanes, c, 3, false));
+  stem_bn = register_module("stem_bn", torch::nn::BatchNorm2d(c));
+  blocks = register_module("blocks", torch::nn::ModuleList());
+  for (int i = 0; i < config_.blocks; ++i) blocks->push_back(ResidualBlock(c));
+  policy_conv = register_module("policy_conv", conv(c, kKinds, 1, true));
+  value_conv = register_module("value_conv", conv(c, 1, 1, false));
+  value_bn = register_module("value_bn", torch::nn::BatchNorm2d(1));
+  value_fc1 = register_module("value_fc1", torch::nn::Linear(kPlaneSize, c));
+  value_fc2 = register_module("value_fc2", torch::nn::Linear(c, 1));
+}
+
+std::tuple<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch::Tensor& x) {
+  torch::Tensor h = torch::relu(stem_bn(stem_conv(x)));
+  for (const auto& block : *blocks) h = block->as<ResidualBlock>()->forward(h);
+
+  // Policy: one logit per kind and square; only the mover's camp ranks are drop targets.
+  torch::Tensor p = policy_conv(h).slice(2, kFirstCampRank, kBoardRanks);
+  p = p.reshape({-1, kPolicySize});
+
+  torch::Tensor v = torch::relu(value_bn(value_conv(h))).flatten(1);
+  v = torch::relu(value_fc1(v));
+  v = torch::tanh(value_fc2(v)).squeeze(1);
+  return {p, v};
+}
+
+torch::Device PolicyValueNetImpl::device() const { return stem_conv->weight.device(); }
+
+InferenceNet::Conv InferenceNet::fold(const torch::nn::Conv2d& conv,
+                                      const torch::nn::BatchNorm2d& bn, torch::Device device) {
+  torch::NoGradGuard no_grad;
+  // BN(conv(x)) = scale * (W x + b - mean) + beta, scale = gamma / sqrt(var + eps).
+  torch::Tensor weight = conv->weight.detach().to(torch::kCPU);
+  torch::Tensor bias =
+      conv->options.bias() ? conv->bias.detach().to(torch::kCPU) : torch::zeros({weight.size(0)});
+  if (bn) {
+    torch::Tensor scale =
+        (bn->weight / torch::sqrt(bn->running_var + bn->options.eps())).detach().to(torch::kCPU);
+    weight = weight * scale.reshape({-1, 1, 1, 1});
+    bias = (bias - bn->running_mean.to(torch::kCPU)) * scale + bn->bias.detach().to(torch::kCPU);
+  }
+  return {weight.contiguous().to(device), bias.contiguous().to(device),
+          (*conv->options.kernel_size())[0] / 2};
+}
+
+InferenceNet::InferenceNet(const PolicyValueNetImpl& net, torch::Device device)
+    : config_(net.config()) {
+  stem_ = fold(net.stem_conv, net.stem_bn, device);
+  for (size_t i = 0; i < net.blocks->size(); ++i) {
+    const auto block = net.blocks->ptr<ResidualBlockImpl>(i);
+    trunk_.push_back(fold(block->conv1, block->bn1, device));
+    trunk_.push_back(fold(block->conv2, block->bn2, device));
+  }
+  policy_ = fold(net.policy_conv, nullptr, device);
+  value_ = fold(net.value_conv, net.value_bn, device);
+  fc1_weight_ = net.value_fc1->weight.detach().to(device);
+  fc1_bias_ = net.value_fc1->bias.detach().to(device);
+  fc2_weight_ = net.value_fc2->weight.detach().to(device);
+  fc2_bias_ = net.value_fc2->bias.detach().to(device);
+}
+
+std::tuple<torch::Tensor, torch::Tensor> InferenceNet::forward(const torch::Tensor& x) const {
+  auto conv = [](const torch::Tensor& in, const Conv& c) {
+    return torch::conv2d(in, c.weight, c.bias, 1, c.padding);
+  };
+  torch::Tensor h = conv(x, stem_).relu_();
+  for (size_t i = 0; i < trunk_.size(); i += 2) {
+    torch::Tensor y = conv(h, trunk_[i]).relu_();
+    h = conv(y, trunk_[i + 1]).add_(h).relu_();
+  }
+  torch::Tensor p =
+      conv(h, policy_).slice(2, kFirstCampRank, kBoardRanks).reshape({-1, kPolicySize});
+  torch::Tensor v = conv(h, value_).relu_().flatten(1);
+  v = torch::linear(v, fc1_weight_, fc1_bias_).relu_();
+  v = torch::linear(v, fc2_weight_, fc2_bias_).tanh_().squeeze(1);
+  return {p, v};
+}
+
+torch::Tensor masked_log_softmax(const torch::Tensor& logits, const torch::Tensor& mask) {
+  const torch::Tensor legal = mask.to(torch::kBool);
+  return logits.masked_fill(legal.logical_not(), -std::numeric_limits<float>::infinity())
+      .log_softmax(1);
+}
+
+torch::Tensor masked_softmax(const torch::Tensor& logits, const torch::Tensor& mask) {
+  const torch::Tensor legal = mask.to(torch::kBool);
+  torch::Tensor p =
+      logits.masked_fill(legal.logical_not(), -std::numeric_limits<float>::infinity()).softmax(1);
+  // A row without a legal entry is NaN after the softmax; where() turns it into zeros.
+  return torch::where(legal, p, torch::zeros_like(p));
+}
+
+torch::Tensor policy_cross_entropy(const torch::Tensor& logits, const torch::Tensor& mask,
+                                   const torch::Tensor& target) {
+  const torch::Tensor legal = mask.to(torch::kBool);
+  torch::Tensor logp = masked_log_softmax(logits, legal).masked_fill(legal.logical_not(), 0.0);
+  return -(target * logp).sum(1).mean();
+}
+
+torch::Device select_device(const std::string& name) {
+  if (name == "cpu") return torch::Device(torch::kCPU);
+  const bool cuda = torch::cuda::is_available();
+  if (name == "auto") return cuda ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+  if (name == "cuda" || name.rfind("cuda:", 0) == 0) {
+    if (!cuda)
+      throw std::runtime_error("device '" + name +
+                               "': CUDA is not available (this LibTorch is CPU-only or no GPU is "
+                               "visible); use 'cpu'");
+    int index = 0;
+    if (name.size() > 4) {
+      const std::string digits = name.substr(5);
+      if (digits.empty() || digits.size() > 3 ||
+          digits.find_first_not_of("0123456789") != std::string::npos)
+        throw std::runtime_error("device '" + name + "': expected cuda:N with N a GPU index");
+      index = std::stoi(digits);
+    }
+    const int count = int(torch::cuda::device_count());
+    if (index >= count)
+      throw std::runtime_error("device '" + name + "': only " + std::to_string(count) +
+                               " CUDA device(s) visible");
+    return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+  }
+  throw std::runtime_error("unknown device '" + name + "' (expected cpu, cuda, cuda:N or auto)");
+}
+
+torch::Tensor planes_tensor(const EncodedBatch& batch, torch::Device device) {
+  torch::Tensor t =
+      torch::from_blob(const_cast<float*>(batch.planes.data()),
+                       {batch.size(), kInputPlanes, kBoardRanks, kBoardFiles}, torch::kFloat32);
+  return device.is_cpu() ? t : t.to(device);
+}
+
+torch::Tensor mask_tensor(const EncodedBatch& batch, torch::Device device) {
+  torch::Tensor t = torch::from_blob(const_cast<uint8_t*>(batch.masks.data()),
+                                     {batch.size(), kPolicySize}, torch::kUInt8);
+  return t.to(device, torch::kBool);
+}
+
+}  // namespace fuseki::net
