@@ -215,50 +215,69 @@ json run_training(const RunConfig& c, const RunPaths& paths, int g) {
   return last;
 }
 
-// Gating: the new network against the old one, each taking both colours, with early stopping
-// once the 95 % interval of the new network's score excludes 50 %.
-json run_gating(const RunConfig& c, const RunPaths& paths, int g, const KingPairTable* table) {
+// A match between two networks, each taking both colours, with early stopping once the 95 %
+// interval of A's score excludes 50 %. Scored by play-out results or by the evaluation at move 41.
+json network_match(const RunConfig& c, const std::string& a_path, const std::string& b_path,
+                   int games_per_colour, uint64_t seed, const KingPairTable* table) {
   net::EvaluatorOptions eo;
   eo.device = c.device;
   eo.threads = c.inference_threads;
-  net::Evaluator fresh = net::Evaluator::from_checkpoint(paths.checkpoint(g + 1).string(), eo);
-  net::Evaluator old = net::Evaluator::from_checkpoint(paths.checkpoint(g).string(), eo);
-  SelfPlayOptions o = selfplay_options(c, g, table);
-  o.seed = Rng::derive(c.seed, 5000 + uint64_t(g));
+  net::Evaluator a = net::Evaluator::from_checkpoint(a_path, eo);
+  net::Evaluator b = net::Evaluator::from_checkpoint(b_path, eo);
+  SelfPlayOptions o = selfplay_options(c, 0, table);
+  o.seed = seed;
   o.temperature = c.gating_temperature;
   if (o.kings == KingSource::Network) o.kings = KingSource::Uniform;
+  bool by_eval = c.gating_score == "eval";
+  if (by_eval) o.play_out = false;
   double points = 0;
   int n = 0, played_each = 0;
   double low = 0, high = 1;
   bool stopped_early = false;
-  while (played_each < c.gating_games) {
-    int chunk = std::min(c.batch, c.gating_games - played_each);
+  Progress progress("match", uint64_t(2 * games_per_colour));
+  while (played_each < games_per_colour) {
+    int chunk = std::min(c.batch, games_per_colour - played_each);
     for (int side = 0; side < 2; ++side) {
-      SelfPlayGenerator gen(side == 0 ? fresh : old, side == 0 ? old : fresh, o);
       o.worker = side;
+      SelfPlayGenerator gen(side == 0 ? a : b, side == 0 ? b : a, o);
       gen.play(uint64_t(played_each), uint64_t(chunk), [&](PlayedGame&& game) {
-        if (game.row.winner == 3) return;
-        int fresh_side = side == 0 ? 0 : 1;
-        points += game.row.winner == 2 ? 0.5 : game.row.winner == fresh_side ? 1.0 : 0.0;
+        int a_side = side;
+        if (by_eval) {
+          if (game.row.sente_eval < 0) return;
+          points += a_side == 0 ? game.row.sente_eval : 1.0 - game.row.sente_eval;
+        } else {
+          if (game.row.winner > 2) return;
+          points += game.row.winner == 2 ? 0.5 : game.row.winner == a_side ? 1.0 : 0.0;
+        }
         ++n;
       });
     }
     played_each += chunk;
     wilson_interval(points, n, low, high);
-    std::fprintf(stderr, "gating %s vs %s: %d games, score %.3f [%.3f, %.3f]\n",
-                 gen_name(g + 1).c_str(), gen_name(g).c_str(), n, n ? points / n : 0.0, low, high);
+    char extra[96];
+    std::snprintf(extra, sizeof(extra), "score %.3f [%.3f, %.3f]", n ? points / n : 0.0, low, high);
+    progress.report(uint64_t(2 * played_each), extra, true);
     if (low > 0.5 || high < 0.5) {
-      stopped_early = played_each < c.gating_games;
+      stopped_early = played_each < games_per_colour;
       break;
     }
   }
   return {{"games", n},
+          {"scored_by", c.gating_score},
           {"score", n ? points / n : 0.0},
           {"ci95", {low, high}},
           {"stopped_early", stopped_early},
           {"verdict", low > 0.5    ? "better"
                       : high < 0.5 ? "worse"
                                    : "undecided"}};
+}
+
+json run_gating(const RunConfig& c, const RunPaths& paths, int g, const KingPairTable* table) {
+  json r = network_match(c, paths.checkpoint(g + 1).string(), paths.checkpoint(g).string(),
+                         c.gating_games, Rng::derive(c.seed, 5000 + uint64_t(g)), table);
+  r["a"] = gen_name(g + 1);
+  r["b"] = gen_name(g);
+  return r;
 }
 
 // A number from a metrics line; NaN (written as null) or a missing key reads as NaN.
@@ -362,7 +381,46 @@ int run_pipeline(const std::string& config_path, const std::vector<std::string>&
 
 }  // namespace
 
+int run_match(const std::string& config_path, const std::vector<std::string>& overrides,
+              const std::string& a, const std::string& b, int games) {
+  RunConfig c = load_run_config(config_path, overrides);
+  std::unique_ptr<KingPairTable> table;
+  if (c.kings == "table")
+    table = std::make_unique<KingPairTable>(KingPairTable::load(c.king_table));
+  json r = network_match(c, a, b, games, Rng::derive(c.seed, 9000), table.get());
+  r["a"] = a;
+  r["b"] = b;
+  std::cout << r.dump() << "\n";
+  return 0;
+}
+
 void add_pipeline_commands(CLI::App& app, Runner& run) {
+  struct MatchArgs {
+    std::string config, a, b;
+    std::vector<std::string> set;
+    int games = 256;
+  };
+  auto m = std::make_shared<MatchArgs>();
+  CLI::App* match = app.add_subcommand(
+      "match", "Two placement networks against each other (A's score, 95 % interval)");
+  match->add_option("--a", m->a, "Checkpoint A")->required();
+  match->add_option("--b", m->b, "Checkpoint B")->required();
+  match->add_option("--games", m->games, "Games per colour (at most; stops once decided)")
+      ->check(CLI::Range(1, 10000000))
+      ->capture_default_str();
+  match->add_option("--config", m->config, "TOML run config for rules, kings, play-out, scoring");
+  match->add_option("--set", m->set, "Override a setting: section.key=value (repeatable)");
+  match->callback([&run, m] {
+    run = [m] {
+      try {
+        return run_match(m->config, m->set, m->a, m->b, m->games);
+      } catch (const std::runtime_error& e) {
+        std::cerr << "fusekilab: " << e.what() << "\n";
+        return 2;
+      }
+    };
+  });
+
   struct Args {
     std::string config;
     std::vector<std::string> set;

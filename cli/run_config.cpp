@@ -197,7 +197,8 @@ std::vector<std::pair<std::string, Table>> declare(RunConfig& c) {
         {"reward_mix", real(c.reward_mix, 0.0, 1.0)}}},
       {"gating",
        {{"games", integer(c.gating_games, 0, 1000000)},
-        {"temperature", real(c.gating_temperature, 0.0, 100.0)}}},
+        {"temperature", real(c.gating_temperature, 0.0, 100.0)},
+        {"score", text(c.gating_score, one_of({"result", "eval"}))}}},
   };
 }
 
@@ -248,6 +249,8 @@ RunConfig load_run_config(const std::string& path, const std::vector<std::string
   }
   if (c.kings == "table" && c.king_table.empty())
     fail("selfplay.kings", "'table' needs selfplay.king_table");
+  if (c.gating_score == "eval" && c.eval_nodes == 0)
+    fail("gating.score", "'eval' needs selfplay.eval_nodes > 0");
   if (c.reward != "result" && c.eval_nodes == 0)
     fail("train.reward", "'" + c.reward + "' needs selfplay.eval_nodes > 0");
   if (c.reward != "eval" && !c.play_out)

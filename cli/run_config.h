@@ -51,6 +51,7 @@ struct RunConfig {
   // [gating]
   int gating_games = 0;  // per colour; 0 = no match
   double gating_temperature = 0.5;
+  std::string gating_score = "result";  // result: play-outs; eval: expected score at move 41
 };
 
 // Reads `path` (empty: defaults only), then applies `overrides` ("section.key=value").
