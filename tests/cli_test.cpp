@@ -162,3 +162,13 @@ TEST(CliJudge, MovesAfterTheEndAreAnError) {
   Result r = run("judge --rules shogi --sfen '8k/6S2/7GP/9/9/9/9/9/K8 b - 1' --moves '1c1b 1a2a'");
   EXPECT_EQ(r.code, 2);
 }
+
+TEST(CliPlay, ThreadsChangeNothingButSpeed) {
+  std::string args =
+      "play --games 6 --seed 4 --sente builtin:nodes=300:noise=20 --gote "
+      "builtin:nodes=300:noise=20 --format jsonl --quiet";
+  Result one = run_stdout(args + " --threads 1");
+  Result two = run_stdout(args + " --threads 3");
+  EXPECT_EQ(one.code, 0);
+  EXPECT_EQ(one.out, two.out);
+}
