@@ -104,6 +104,7 @@ std::vector<GameRow> run_selfplay(const RunConfig& c, const RunPaths& paths, int
   std::vector<std::thread> threads;
   std::vector<std::exception_ptr> errors(size_t(c.workers));
   Progress progress("selfplay " + gen_name(g), uint64_t(c.games));
+  double started = now();
   std::mutex mu;
   for (int w = 0; w < c.workers; ++w) {
     uint64_t target = uint64_t(c.games / c.workers + (w < c.games % c.workers ? 1 : 0));
@@ -140,10 +141,9 @@ std::vector<GameRow> run_selfplay(const RunConfig& c, const RunPaths& paths, int
           last_pos = st.batch_positions;
           uint64_t d = ++done;
           char extra[160];
-          double secs = 1;
-          (void)secs;
-          std::snprintf(extra, sizeof(extra), "%llu decisions, batch fill %.0f%%",
-                        (unsigned long long)decisions.load(),
+          double secs = std::max(now() - started, 1e-9);
+          std::snprintf(extra, sizeof(extra), "%.0f decisions/s, batch fill %.0f%%",
+                        double(decisions.load()) / secs,
                         passes ? 100.0 * double(positions) / double(passes) / c.batch : 0.0);
           progress.report(d - already, extra);
         });

@@ -15,6 +15,14 @@ namespace fuseki {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+std::string record_line(const PlayedGame& g) {
+  static const char* winners[] = {"sente", "gote", "draw", "void", "none"};
+  const GameRow& w = g.row;
+  return w.record + " # game=" + std::to_string(g.index) + " seed=" + std::to_string(w.seed) +
+         " winner=" + winners[std::min<int>(std::max<int>(w.winner, 0), 4)] +
+         " reason=" + std::to_string(w.reason) + " moves=" + std::to_string(w.play_moves);
+}
+
 std::string journal_line(const PlayedGame& g) {
   json d = json::array();
   for (const DecisionRow& r : g.decisions)
@@ -169,6 +177,16 @@ void ShardWriter::write_shard_from_journal() {
   }
   std::string path = (fs::path(dir_) / shard_name(worker_, shard_first_, pending_.size())).string();
   write_shard(path, s);  // the shard exists in full before the journal is emptied
+  // The same games as text records beside it, one per line (rules.md format plus metadata).
+  std::string text;
+  for (const PlayedGame& g : pending_) text += record_line(g) + "\n";
+  std::string records = path.substr(0, path.size() - 3) + ".records";
+  {
+    std::ofstream out(records + ".tmp", std::ios::trunc);
+    out << text;
+    if (!out.flush()) throw ShardError(records + ": cannot write");
+  }
+  fs::rename(records + ".tmp", records);
   written_.push_back(path);
   shard_first_ += pending_.size();
   pending_.clear();

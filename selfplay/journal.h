@@ -20,11 +20,14 @@ struct PlayedGame {
 };
 
 std::string journal_line(const PlayedGame& g);
+// The game as a text record line: the record, then "# game=... seed=... winner=... reason=...".
+std::string record_line(const PlayedGame& g);
 // False for a torn or garbled line (a worker killed mid-write): the caller drops it.
 bool parse_journal_line(const std::string& line, PlayedGame& g);
 
 // Owns a worker's journal and shards in `dir`: shard files are named
-// w<worker>-g<first game>-n<games>.h5, so the next game index is known without opening them.
+// w<worker>-g<first game>-n<games>.h5, so the next game index is known without opening them;
+// beside each, <same name>.records holds its games as text records, one per line.
 class ShardWriter {
  public:
   ShardWriter(std::string dir, int worker, int shard_games,

@@ -34,4 +34,8 @@ for g in 0 1; do
 done
 [ -s "$dir/run/models/gen-0002.ckpt" ] || { echo "FAIL: no final network"; exit 1; }
 ls "$dir"/run/selfplay/gen-000*/*.tmp 2>/dev/null && { echo "FAIL: temporary files left"; exit 1; }
+for f in "$dir"/run/selfplay/gen-000*/*.h5; do
+  r="${f%.h5}.records"
+  [ "$(wc -l < "$r")" -eq "$(echo "$f" | sed -E 's/.*-n([0-9]+)\.h5/\1/')" ] || { echo "FAIL: $r does not hold its shard's games"; exit 1; }
+done
 echo "pipeline kill/restart: 4 kills, 1200 games, every shard complete"

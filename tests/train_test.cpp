@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "net/evaluator.h"
+#include "rules/record.h"
 #include "selfplay/generator.h"
 #include "train/trainer.h"
 
@@ -63,4 +64,34 @@ TEST(Training, PolicyLearnsAPlacementThatWins) {
               after);
   EXPECT_LT(before, 0.5);
   EXPECT_GT(after, before + 0.25);
+}
+
+TEST(Training, ANetworkFromOldRulesPlaysOnlyLegalDropsUnderNihikyo) {
+  // Train a little under balance-v1, where stacking rook and lances is allowed...
+  TrainOptions o;
+  o.threads = 1;
+  o.learning_rate = 3e-3;
+  Trainer trainer({16, 1}, o, 11);
+  net::Evaluator eval(trainer.network(), {"cpu", 1});
+  TrainingWindow window;
+  SelfPlayOptions old_rules = options(5);
+  old_rules.rules = RuleSet::BalanceV1;
+  SelfPlayGenerator gen(eval, old_rules);
+  gen.play(0, 64, [&](PlayedGame&& g) { window.add(g.row, g.decisions); });
+  for (int s = 0; s < 10; ++s) trainer.step(window);
+  std::string path = ::testing::TempDir() + "old_rules.ckpt";
+  trainer.save(path, 1);
+
+  // ...then play Balance (with Nihikyo) from the checkpoint: every record must replay legally.
+  net::Evaluator loaded = net::Evaluator::from_checkpoint(path, {"cpu", 1});
+  SelfPlayGenerator now(loaded, options(6));
+  int games = 0;
+  now.play(0, 64, [&](PlayedGame&& g) {
+    Position pos = Position::start(RuleSet::Balance);
+    EXPECT_NO_THROW(play_record(pos, g.row.record)) << g.row.record;
+    EXPECT_EQ(g.row.shapes, 0) << "a rook and two lances on one file under Nihikyo: "
+                               << g.row.record;
+    ++games;
+  });
+  EXPECT_EQ(games, 64);
 }
