@@ -239,7 +239,7 @@ json network_match(const RunConfig& c, const std::string& a_path, const std::str
     int chunk = std::min(c.batch, games_per_colour - played_each);
     for (int side = 0; side < 2; ++side) {
       o.worker = side;
-      SelfPlayGenerator gen(side == 0 ? a : b, side == 0 ? b : a, o);
+      SelfPlayGenerator gen(side == 0 ? &a : &b, side == 0 ? &b : &a, o);
       gen.play(uint64_t(played_each), uint64_t(chunk), [&](PlayedGame&& game) {
         int a_side = side;
         if (by_eval) {

@@ -46,6 +46,7 @@ struct SelfPlayGenerator::Slot {
   uint64_t index = 0, seed = 0;
   Rng rng{0};
   Game game{Position::start(RuleSet::Balance)};
+  std::optional<std::pair<Square, Square>> fixed_kings;
   PlayedGame out;
   float sente_eval = -1;
 };
@@ -53,9 +54,9 @@ struct SelfPlayGenerator::Slot {
 SelfPlayGenerator::SelfPlayGenerator(net::Evaluator& evaluator, SelfPlayOptions options)
     : evaluators_{&evaluator, &evaluator}, options_(std::move(options)) {}
 
-SelfPlayGenerator::SelfPlayGenerator(net::Evaluator& sente, net::Evaluator& gote,
+SelfPlayGenerator::SelfPlayGenerator(net::Evaluator* sente, net::Evaluator* gote,
                                      SelfPlayOptions options)
-    : evaluators_{&sente, &gote}, options_(std::move(options)) {}
+    : evaluators_{sente, gote}, options_(std::move(options)) {}
 
 SelfPlayGenerator::~SelfPlayGenerator() = default;
 
@@ -82,6 +83,11 @@ void SelfPlayGenerator::place_batch(std::vector<Slot>& slots) {
   bool balance = rule_info(options_.rules).balance_kings;
   // Kings and the side choice by table or uniformly: no network decision, no training row.
   for (Slot& s : slots) {
+    if (s.fixed_kings) {
+      s.game.play(make_drop(KING, s.fixed_kings->first));
+      s.game.play(make_drop(KING, s.fixed_kings->second));
+      continue;
+    }
     if (!balance || options_.kings == KingSource::Network) continue;
     if (options_.kings == KingSource::Table && options_.table) {
       KingPairEntry e = options_.table->draw_near_even(options_.king_band, s.rng);
@@ -103,11 +109,13 @@ void SelfPlayGenerator::place_batch(std::vector<Slot>& slots) {
     for (Slot& s : slots)
       if (!s.game.over() && s.game.position().in_placement()) active.push_back(&s);
     if (active.empty()) break;
-    // One pass per network: in self-play both sides share one.
+    // One pass per network: in self-play both sides share one. A side without a network
+    // places uniformly at random.
     std::vector<net::Evaluation> evals(active.size());
+    std::vector<bool> random_side(active.size(), false);
+    bool shared = evaluators_[WHITE] == evaluators_[BLACK];
     for (int side = 0; side < COLOR_NB; ++side) {
-      if (side == WHITE && evaluators_[WHITE] == evaluators_[BLACK]) break;
-      bool shared = evaluators_[WHITE] == evaluators_[BLACK];
+      if (side == WHITE && shared) break;
       std::vector<const Position*> positions;
       std::vector<size_t> where;
       for (size_t i = 0; i < active.size(); ++i)
@@ -116,12 +124,23 @@ void SelfPlayGenerator::place_batch(std::vector<Slot>& slots) {
           where.push_back(i);
         }
       if (positions.empty()) continue;
+      if (!evaluators_[side]) {
+        for (size_t k : where) random_side[k] = true;
+        continue;
+      }
       std::vector<net::Evaluation> out = evaluators_[side]->evaluate(positions);
       for (size_t k = 0; k < where.size(); ++k) evals[where[k]] = std::move(out[k]);
       ++stats_.forward_passes;
       stats_.batch_positions += positions.size();
     }
     for (size_t i = 0; i < active.size(); ++i) {
+      if (random_side[i]) {
+        Slot& r = *active[i];
+        MoveList legal;
+        generate_legal(r.game.position(), legal);
+        r.game.play(legal.moves[r.rng.below(uint32_t(legal.size))]);
+        continue;
+      }
       Slot& s = *active[i];
       const Position& pos = s.game.position();
       Move m = net::sample_drop(pos, evals[i].policy.data(), options_.temperature, s.rng);
@@ -139,12 +158,19 @@ void SelfPlayGenerator::place_batch(std::vector<Slot>& slots) {
     if (balance && options_.kings == KingSource::Network) {
       std::vector<Slot*> choosing;
       for (Slot* s : active)
-        if (s->game.position().ply() == 2 && !s->game.chooser_takes) choosing.push_back(s);
+        if (s->game.position().ply() == 2 && !s->game.chooser_takes && !s->fixed_kings)
+          choosing.push_back(s);
       if (!choosing.empty()) {
         std::vector<const Position*> after_kings;
         for (Slot* s : choosing) after_kings.push_back(&s->game.position());
         // The chooser is whoever did not place: in self-play one network plays both roles.
-        std::vector<net::Evaluation> v = evaluators_[BLACK]->evaluate(after_kings);
+        if (!evaluators_[BLACK]) {
+          for (Slot* c : choosing) c->game.chooser_takes = c->rng.below(2) ? BLACK : WHITE;
+          choosing.clear();
+        }
+        std::vector<net::Evaluation> v = choosing.empty()
+                                             ? std::vector<net::Evaluation>{}
+                                             : evaluators_[BLACK]->evaluate(after_kings);
         for (size_t i = 0; i < choosing.size(); ++i)
           choosing[i]->game.chooser_takes = v[i].value > 0 ? BLACK : WHITE;
       }
@@ -209,22 +235,34 @@ void SelfPlayGenerator::play_out_batch(std::vector<Slot>& slots) {
 
 void SelfPlayGenerator::play(uint64_t first, uint64_t count,
                              const std::function<void(PlayedGame&&)>& sink) {
+  std::vector<GameSpec> games;
+  for (uint64_t i = first; i < first + count; ++i)
+    games.push_back(
+        {i, Rng::derive(options_.seed, uint64_t(options_.worker), i), SQ_NONE, SQ_NONE});
+  play(games, sink);
+}
+
+void SelfPlayGenerator::play(const std::vector<GameSpec>& games,
+                             const std::function<void(PlayedGame&&)>& sink) {
   bool balance = rule_info(options_.rules).balance_kings;
-  for (uint64_t start = first; start < first + count; start += uint64_t(options_.batch)) {
-    uint64_t n = std::min<uint64_t>(uint64_t(options_.batch), first + count - start);
+  for (size_t start = 0; start < games.size(); start += size_t(options_.batch)) {
+    size_t n = std::min(size_t(options_.batch), games.size() - start);
     std::vector<Slot> slots(n);
-    for (uint64_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < n; ++i) {
       Slot& s = slots[i];
-      s.index = start + i;
-      s.seed = Rng::derive(options_.seed, uint64_t(options_.worker), s.index);
+      const GameSpec& spec = games[start + i];
+      s.index = spec.index;
+      s.seed = spec.seed;
       s.rng = Rng(Rng::derive(s.seed, 10));
       s.game = Game(Position::start(options_.rules), GameOptions{options_.max_moves});
+      if (spec.sente_king != SQ_NONE)
+        s.fixed_kings = std::make_pair(spec.sente_king, spec.gote_king);
     }
     place_batch(slots);
     std::vector<Position> placed;
     for (Slot& s : slots) placed.push_back(s.game.position());
     play_out_batch(slots);
-    for (uint64_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < n; ++i) {
       Slot& s = slots[i];
       PlayedGame& g = s.out;
       g.index = s.index;

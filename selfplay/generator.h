@@ -54,10 +54,20 @@ class SelfPlayGenerator {
  public:
   SelfPlayGenerator(net::Evaluator& evaluator, SelfPlayOptions options);
   // A match: Sente's drops from one network, Gote's from another (kings as the options say).
-  SelfPlayGenerator(net::Evaluator& sente, net::Evaluator& gote, SelfPlayOptions options);
+  // A null evaluator places uniformly at random among the legal drops (no training rows).
+  SelfPlayGenerator(net::Evaluator* sente, net::Evaluator* gote, SelfPlayOptions options);
   ~SelfPlayGenerator();
   // Plays games [first, first + count) and hands each finished game to `sink` in index order.
   void play(uint64_t first, uint64_t count, const std::function<void(PlayedGame&&)>& sink);
+
+  // Games given one by one: their index, seed and, where set, their kings (the king-pair table
+  // plays given pairs; the side choice is left out of such records).
+  struct GameSpec {
+    uint64_t index = 0;
+    uint64_t seed = 0;
+    Square sente_king = SQ_NONE, gote_king = SQ_NONE;
+  };
+  void play(const std::vector<GameSpec>& games, const std::function<void(PlayedGame&&)>& sink);
   const SelfPlayStats& stats() const { return stats_; }
 
  private:

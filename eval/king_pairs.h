@@ -1,0 +1,56 @@
+// The 36 x 36 king pairs of Balance Shogi and the statistics of Sente's score per pair:
+// raw rates with Wilson intervals, an additive logit model (a value per Sente king square and
+// per Gote king square) fitted by weighted least squares, and estimates shrunk between the two.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rules/types.h"
+
+namespace fuseki {
+
+constexpr int KING_SQUARES = 36;
+constexpr int KING_PAIRS = KING_SQUARES * KING_SQUARES;
+
+// The i-th king square of a side's camp (files 1-9, ranks near to far), and back.
+Square sente_king_square(int i);
+Square gote_king_square(int i);
+int pair_index(Square sente, Square gote);  // -1 when either square is outside its camp
+Square pair_sente(int pair);
+Square pair_gote(int pair);
+std::string pair_key(int pair);  // "5i,5a"
+// The pair seen in a mirror (files reflected: file f -> 10 - f).
+int mirror_pair(int pair);
+
+struct PairTally {
+  int games = 0, sente_wins = 0, gote_wins = 0, draws = 0, ruling41 = 0;
+  double move_sum = 0;
+  double points() const { return sente_wins + 0.5 * draws; }
+  double score() const { return games ? points() / games : 0.5; }
+};
+
+struct PairEstimate {
+  double v_raw = 0.5, low = 0, high = 1;  // raw score and its 95 % Wilson interval
+  double v_fit = 0.5;                     // the additive model's value
+  double v = 0.5;                         // shrunk between raw and fit
+  double se = 0.5;                        // standard error of v
+  double shrink_w = 1;                    // weight of the raw value in v
+};
+
+struct TableFit {
+  std::array<double, KING_SQUARES> sente_logit{}, gote_logit{};  // per-square effects
+  double sigma_interaction = 0;     // spread of the pairs around the additive model (logit scale)
+  std::vector<PairEstimate> pairs;  // KING_PAIRS entries
+};
+
+// Fits the additive model to the tallies (pairs without games get the model's value) and
+// shrinks each raw value towards it by its precision.
+TableFit fit_table(const std::vector<PairTally>& tallies);
+
+// The `n` pairs whose estimate is closest to 50 %, closest first.
+std::vector<int> band_of(const std::vector<PairEstimate>& estimates, int n);
+
+}  // namespace fuseki

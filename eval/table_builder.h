@@ -1,0 +1,99 @@
+// Measuring the king-pair table: which games to play for which pair, round by round.
+// A first pass gives every pair a few games; then each round sends games to the pairs that
+// decide which N pairs are closest to even (the band) and to band pairs still too imprecise,
+// until the band is stable and precise, or the budget is spent. Every game (pair, index) has a
+// fixed seed, and each round's schedule depends only on the results of the rounds before it, so
+// an interrupted run resumed from its journal ends with the same table as an uninterrupted one.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "eval/king_pairs.h"
+
+namespace fuseki {
+
+struct PairGame {
+  int pair = 0;
+  int index = 0;      // the index-th game of this pair
+  uint64_t seed = 0;  // derived from the run seed, the pair and the index
+};
+
+struct PairResult {
+  int pair = 0;
+  int index = 0;
+  uint64_t seed = 0;
+  int8_t winner = 0;  // 0 Sente, 1 Gote, 2 draw, 3 void
+  int8_t reason = 0;
+  int16_t moves = 0;
+};
+
+// Plays games and reports each result (in any order).
+class GameSource {
+ public:
+  virtual ~GameSource() = default;
+  virtual void play(const std::vector<PairGame>& games,
+                    const std::function<void(const PairResult&)>& done) = 0;
+};
+
+struct AllocationOptions {
+  bool adaptive = true;            // false: every pair gets first_pass games, nothing more
+  int first_pass = 4;              // games per pair in the first pass
+  int band = 48;                   // the pairs closest to even
+  int round_games = 1024;          // games per adaptive round
+  double target_halfwidth = 0.05;  // 95 % Wilson half-width asked of each band pair
+  int min_band_games = 0;          // ... or at least this many games per band pair
+  long max_games = 200000;         // the budget
+  int stable_rounds = 2;           // rounds the band must stay the same
+  std::vector<int> pairs;          // the pairs to measure (empty: all 1,296)
+};
+
+struct Schedule {
+  int round = 0;
+  std::vector<PairGame> games;
+};
+
+class TableBuilder {
+ public:
+  TableBuilder(AllocationOptions options, uint64_t seed);
+
+  // Feeds back a journal: the schedules and results of an earlier, interrupted run.
+  void restore_schedule(const Schedule& s);
+  void restore_result(const PairResult& r);
+
+  // Plays rounds until done. `on_schedule` sees each round's schedule before its games are
+  // played, `on_result` each result (both for the journal).
+  void run(GameSource& source, const std::function<void(const Schedule&)>& on_schedule,
+           const std::function<void(const PairResult&)>& on_result,
+           const std::function<void(const std::string&)>& progress = nullptr);
+
+  const std::vector<PairTally>& tallies() const { return tallies_; }
+  TableFit fit() const { return fit_table(tallies_); }
+  std::vector<int> band() const;
+  long games_played() const { return games_played_; }
+  int rounds() const { return round_; }
+  bool band_precise() const;
+  // Games a uniform allocation would need to give every pair as many games as the band pair
+  // that needed the most here.
+  long uniform_equivalent() const;
+  static uint64_t game_seed(uint64_t run_seed, int pair, int index);
+
+ private:
+  std::vector<PairGame> next_round();
+  std::vector<PairGame> first_pass() const;
+  bool needs_more(int pair) const;
+
+  AllocationOptions options_;
+  uint64_t seed_;
+  std::vector<PairTally> tallies_;
+  std::vector<int> scheduled_;  // games scheduled per pair so far (the next index)
+  std::vector<std::vector<bool>> done_;
+  std::vector<Schedule> restored_;
+  int round_ = 0;
+  long games_played_ = 0;
+  std::vector<std::vector<int>> band_history_;
+};
+
+}  // namespace fuseki

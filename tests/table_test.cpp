@@ -1,0 +1,179 @@
+// King-pair table statistics on simulated games with known true rates: interval coverage, the
+// fitted model, the band found, adaptive against uniform allocation, and resuming a run.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "eval/stats.h"
+#include "eval/table_builder.h"
+#include "rules/rng.h"
+
+using namespace fuseki;
+
+namespace {
+
+// True Sente rates from an additive logit model (per-square effects) plus a little interaction.
+std::vector<double> true_rates(uint64_t seed, double interaction = 0.1) {
+  Rng rng(seed);
+  std::vector<double> a(KING_SQUARES), b(KING_SQUARES), p(KING_PAIRS);
+  for (auto& x : a) x = (rng.uniform() - 0.5) * 2.4 + 0.4;
+  for (auto& x : b) x = (rng.uniform() - 0.5) * 2.4;
+  for (int i = 0; i < KING_PAIRS; ++i) {
+    double e = a[size_t(i / KING_SQUARES)] + b[size_t(i % KING_SQUARES)] +
+               (rng.uniform() - 0.5) * 2 * interaction;
+    p[size_t(i)] = 1 / (1 + std::exp(-e));
+  }
+  return p;
+}
+
+class Simulated : public GameSource {
+ public:
+  explicit Simulated(std::vector<double> p, long fail_after = -1)
+      : p_(std::move(p)), fail_after_(fail_after) {}
+  void play(const std::vector<PairGame>& games,
+            const std::function<void(const PairResult&)>& done) override {
+    for (const PairGame& g : games) {
+      if (fail_after_ >= 0 && played_ >= fail_after_) throw std::runtime_error("killed");
+      Rng rng(g.seed);
+      double u = rng.uniform();
+      int8_t winner = u < 0.02 ? 2 : rng.uniform() < p_[size_t(g.pair)] ? 0 : 1;
+      done({g.pair, g.index, g.seed, winner, int8_t(winner == 0 && u > 0.95 ? 2 : 1),
+            int16_t(60 + g.pair % 40)});
+      ++played_;
+    }
+  }
+  long played() const { return played_; }
+
+ private:
+  std::vector<double> p_;
+  long fail_after_;
+  long played_ = 0;
+};
+
+}  // namespace
+
+TEST(KingPairs, IndexingAndMirror) {
+  std::set<std::string> keys;
+  for (int p = 0; p < KING_PAIRS; ++p) {
+    EXPECT_EQ(pair_index(pair_sente(p), pair_gote(p)), p);
+    EXPECT_EQ(mirror_pair(mirror_pair(p)), p);
+    keys.insert(pair_key(p));
+  }
+  EXPECT_EQ(keys.size(), size_t(KING_PAIRS));
+  EXPECT_EQ(pair_key(mirror_pair(pair_index(sente_king_square(0), gote_king_square(0)))), "9f,9d");
+}
+
+TEST(TableStatistics, WilsonIntervalsCoverNear95Percent) {
+  std::vector<double> p = true_rates(1);
+  AllocationOptions o;
+  o.adaptive = false;
+  o.first_pass = 30;
+  TableBuilder b(o, 7);
+  Simulated sim(p);
+  b.run(sim, nullptr, nullptr);
+  int covered = 0;
+  for (int i = 0; i < KING_PAIRS; ++i) {
+    const PairTally& t = b.tallies()[size_t(i)];
+    double low, high;
+    wilson_interval(t.points(), t.games, low, high);
+    covered += low <= p[size_t(i)] && p[size_t(i)] <= high;
+  }
+  double coverage = double(covered) / KING_PAIRS;
+  std::printf("[ table    ] Wilson 95 %% coverage over 1296 pairs x 30 games: %.3f\n", coverage);
+  EXPECT_GT(coverage, 0.92);
+  EXPECT_LT(coverage, 0.985);
+}
+
+TEST(TableStatistics, TheFitPoolsWhatAllPairsKnow) {
+  std::vector<double> p = true_rates(2, 0.05);
+  AllocationOptions o;
+  o.adaptive = false;
+  o.first_pass = 8;
+  TableBuilder b(o, 9);
+  Simulated sim(p);
+  b.run(sim, nullptr, nullptr);
+  TableFit f = b.fit();
+  double raw = 0, shrunk = 0;
+  for (int i = 0; i < KING_PAIRS; ++i) {
+    raw += std::pow(f.pairs[size_t(i)].v_raw - p[size_t(i)], 2);
+    shrunk += std::pow(f.pairs[size_t(i)].v - p[size_t(i)], 2);
+  }
+  std::printf("[ table    ] 8 games per pair: RMS error raw %.4f, shrunk %.4f\n",
+              std::sqrt(raw / KING_PAIRS), std::sqrt(shrunk / KING_PAIRS));
+  EXPECT_LT(shrunk, raw * 0.5);  // the model needs far fewer games for the same precision
+}
+
+TEST(TableAllocation, AdaptiveFindsTheBandCheaperThanUniform) {
+  std::vector<double> p = true_rates(3);
+  AllocationOptions o;
+  o.first_pass = 4;
+  o.band = 48;
+  o.round_games = 1024;
+  o.target_halfwidth = 0.03;
+  o.max_games = 1000000;
+  TableBuilder b(o, 11);
+  Simulated sim(p);
+  b.run(sim, nullptr, nullptr);
+  std::vector<int> truth(KING_PAIRS);
+  for (int i = 0; i < KING_PAIRS; ++i) truth[size_t(i)] = i;
+  std::sort(truth.begin(), truth.end(), [&](int x, int y) {
+    return std::abs(p[size_t(x)] - 0.5) < std::abs(p[size_t(y)] - 0.5);
+  });
+  // Pairs nearer to 50 % than the games can tell apart are interchangeable: the band is right
+  // when it holds no pair clearly farther from even than the true band's edge.
+  double edge = std::abs(p[size_t(truth[47])] - 0.5);
+  std::set<int> true_band(truth.begin(), truth.begin() + 48);
+  int exact = 0, near = 0;
+  double worst = 0;
+  for (int q : b.band()) {
+    double d = std::abs(p[size_t(q)] - 0.5);
+    exact += true_band.count(q);
+    near += d <= edge + 0.03;  // the asked half-width
+    worst = std::max(worst, d);
+  }
+  std::printf(
+      "[ table    ] adaptive: %ld games in %d rounds; band: %d exact, %d within 3 points of the "
+      "true edge "
+      "(%.3f), worst %.3f; uniform to the same band precision: %ld games\n",
+      b.games_played(), b.rounds(), exact, near, edge, worst, b.uniform_equivalent());
+  EXPECT_TRUE(b.band_precise());
+  EXPECT_GE(near, 44);
+  EXPECT_LT(worst, edge + 0.06);
+  EXPECT_LT(b.games_played() * 2, b.uniform_equivalent());
+}
+
+TEST(TableAllocation, AnInterruptedRunResumesToTheSameTable) {
+  std::vector<double> p = true_rates(4);
+  AllocationOptions o;
+  o.first_pass = 2;
+  o.round_games = 512;
+  o.max_games = 12000;
+  // Uninterrupted.
+  TableBuilder full(o, 5);
+  Simulated sim(p);
+  full.run(sim, nullptr, nullptr);
+  // Killed twice, each time resumed from the journal alone.
+  std::vector<Schedule> schedules;
+  std::vector<PairResult> results;
+  for (long kill_at : {3000L, 5000L, -1L}) {
+    TableBuilder b(o, 5);
+    for (const Schedule& s : schedules) b.restore_schedule(s);
+    for (const PairResult& r : results) b.restore_result(r);
+    Simulated flaky(p, kill_at);
+    try {
+      b.run(
+          flaky, [&](const Schedule& s) { schedules.push_back(s); },
+          [&](const PairResult& r) { results.push_back(r); });
+    } catch (const std::runtime_error&) {
+      continue;
+    }
+    for (int i = 0; i < KING_PAIRS; ++i) {
+      EXPECT_EQ(b.tallies()[size_t(i)].games, full.tallies()[size_t(i)].games) << pair_key(i);
+      EXPECT_EQ(b.tallies()[size_t(i)].sente_wins, full.tallies()[size_t(i)].sente_wins)
+          << pair_key(i);
+    }
+    EXPECT_EQ(b.games_played(), full.games_played());
+  }
+}
