@@ -12,5 +12,6 @@ using Runner = std::function<int()>;
 void add_rules_commands(CLI::App& app, Runner& run);
 void add_play_commands(CLI::App& app, Runner& run);
 void add_pipeline_commands(CLI::App& app, Runner& run);  // with LibTorch only
+void add_eval_commands(CLI::App& app, Runner& run);      // with LibTorch only
 
 }  // namespace fuseki::cli

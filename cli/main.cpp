@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   fuseki::cli::add_play_commands(app, run);
 #ifdef FUSEKILAB_WITH_TORCH
   fuseki::cli::add_pipeline_commands(app, run);
+  fuseki::cli::add_eval_commands(app, run);
 #endif
   try {
     app.parse(argc, argv);
