@@ -163,6 +163,7 @@ Bitboard Position::attackers_to(Square s, Color by, Bitboard occupied) const {
     Bitboard snipers = sliders_[by][opposite(Direction(d))] & v.ray[d][s];
     if (!snipers) continue;
     Bitboard blockers = v.ray[d][s] & occupied;
+    if (!blockers) continue;  // a sniper taken off the occupancy (exchanges) is no blocker
     Square first = dir_ascending(Direction(d)) ? lsb(blockers) : msb(blockers);
     if (test(snipers, first)) att |= square_bb(first);
   }
@@ -177,7 +178,8 @@ bool Position::attacked(Square s, Color by, Bitboard occupied) const {
     Bitboard snipers = sliders_[by][opposite(Direction(d))] & v.ray[d][s];
     if (!snipers) continue;
     Bitboard blockers = v.ray[d][s] & occupied;
-    if (test(snipers, dir_ascending(Direction(d)) ? lsb(blockers) : msb(blockers))) return true;
+    if (blockers && test(snipers, dir_ascending(Direction(d)) ? lsb(blockers) : msb(blockers)))
+      return true;
   }
   return false;
 }
