@@ -1,7 +1,21 @@
 #!/usr/bin/env bash
-# Set up, build, then run the main job on its small built-in default.
+# Set up, build, then run the main job on its small built-in default:
+#   1. a perft and one random placement played out (fusekilab demo);
+#   2. the smoke training pipeline (configs/smoke.toml: two generations of self-play and training
+#      with gating matches) into runs/smoke;
+#   3. a small king-pair table rebuild with the newest network into runs/table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
-./build/cli/fusekilab demo "$@"
+bin=./build/cli/fusekilab
+$bin demo "$@"
+$bin pipeline --config configs/smoke.toml
+net=$(ls runs/smoke/models/gen-*.ckpt | grep -v partial | sort | tail -n 1)
+compare=()
+[ -f ../shared/data/king_pairs_iter2455_games.json ] && compare=(--compare ../shared/data/king_pairs_iter2455_games.json)
+$bin eval table --out runs/table --network "$net" --first-pass 1 --band 48 --round-games 512 --max-games 4000 \
+  --halfwidth 0.1 --playout builtin:nodes=200:noise=20 "${compare[@]}"
+echo
+echo "pipeline run:    runs/smoke (report: runs/smoke/report.html)"
+echo "king-pair table: runs/table/table.json (report: runs/table/report.html)"

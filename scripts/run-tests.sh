@@ -21,11 +21,13 @@ ctest --test-dir build -j "$jobs" --output-on-failure
 echo "== Sanitizer build (address, undefined) and fuzzers"
 CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DFUSEKILAB_WITH_TORCH=OFF -DFUSEKILAB_FUZZ=ON -DFUSEKILAB_SANITIZE=address,undefined >/dev/null
-cmake --build build-asan -j "$jobs" --target rules_tests engine_tests shard_tests cli_tests fusekilab sfen_fuzz record_fuzz
+cmake --build build-asan -j "$jobs" --target rules_tests engine_tests shard_tests table_tests cli_tests fusekilab \
+  sfen_fuzz record_fuzz
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ./build-asan/tests/rules_tests --gtest_brief=1 --gtest_filter='-PerftDeep.*:FsfAgreement.*'
 ./build-asan/tests/engine_tests --gtest_brief=1 --gtest_filter='-UsiEngines.*'
 ./build-asan/tests/shard_tests --gtest_brief=1
+./build-asan/tests/table_tests --gtest_brief=1
 ./build-asan/tests/cli_tests --gtest_brief=1
 for f in sfen record; do
   mkdir -p build-asan/corpus-$f
