@@ -222,8 +222,14 @@ json network_match(const RunConfig& c, const std::string& a_path, const std::str
   net::EvaluatorOptions eo;
   eo.device = c.device;
   eo.threads = c.inference_threads;
-  net::Evaluator a = net::Evaluator::from_checkpoint(a_path, eo);
-  net::Evaluator b = net::Evaluator::from_checkpoint(b_path, eo);
+  // "uniform": a placer that draws uniformly among the legal drops.
+  std::unique_ptr<net::Evaluator> a_net, b_net;
+  if (a_path != "uniform")
+    a_net = std::make_unique<net::Evaluator>(net::Evaluator::from_checkpoint(a_path, eo));
+  if (b_path != "uniform")
+    b_net = std::make_unique<net::Evaluator>(net::Evaluator::from_checkpoint(b_path, eo));
+  net::Evaluator* a = a_net.get();
+  net::Evaluator* b = b_net.get();
   SelfPlayOptions o = selfplay_options(c, 0, table);
   o.seed = seed;
   o.temperature = c.gating_temperature;
@@ -238,8 +244,9 @@ json network_match(const RunConfig& c, const std::string& a_path, const std::str
   while (played_each < games_per_colour) {
     int chunk = std::min(c.batch, games_per_colour - played_each);
     for (int side = 0; side < 2; ++side) {
-      o.worker = side;
-      SelfPlayGenerator gen(side == 0 ? &a : &b, side == 0 ? &b : &a, o);
+      // The same seeds in both colour orders: each king pair is played with both colours.
+      o.worker = 0;
+      SelfPlayGenerator gen(side == 0 ? a : b, side == 0 ? b : a, o);
       gen.play(uint64_t(played_each), uint64_t(chunk), [&](PlayedGame&& game) {
         int a_side = side;
         if (by_eval) {
@@ -403,8 +410,9 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
   auto m = std::make_shared<MatchArgs>();
   CLI::App* match = app.add_subcommand(
       "match", "Two placement networks against each other (A's score, 95 % interval)");
-  match->add_option("--a", m->a, "Checkpoint A")->required();
-  match->add_option("--b", m->b, "Checkpoint B")->required();
+  match->add_option("--a", m->a, "Checkpoint A, or 'uniform' for a uniformly random placer")
+      ->required();
+  match->add_option("--b", m->b, "Checkpoint B, or 'uniform'")->required();
   match->add_option("--games", m->games, "Games per colour (at most; stops once decided)")
       ->check(CLI::Range(1, 10000000))
       ->capture_default_str();
