@@ -187,8 +187,9 @@ void Position::validate_placement() const {
   }
   int sente_placed = popcount(by_color_[BLACK]), gote_placed = popcount(by_color_[WHITE]);
   if (sente_placed != (ply_ + 1) / 2 || gote_placed != ply_ / 2)
-    throw RulesError("bad SFEN: Sente has placed " + std::to_string(sente_placed) + " pieces and Gote " +
-                     std::to_string(gote_placed) + ", but the sides take turns from Sente");
+    throw RulesError("bad SFEN: Sente has placed " + std::to_string(sente_placed) +
+                     " pieces and Gote " + std::to_string(gote_placed) +
+                     ", but the sides take turns from Sente");
   if (stm_ != (ply_ % 2 == 0 ? BLACK : WHITE))
     throw RulesError("bad SFEN: " + std::to_string(ply_) + " pieces placed but " +
                      (stm_ == BLACK ? "Sente" : "Gote") + " to move");

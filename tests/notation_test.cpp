@@ -35,7 +35,8 @@ TEST(Sfen, PlacementStartWritesKingsFirstInHand) {
 }
 
 TEST(Sfen, HandReadInAnyOrder) {
-  Position a = Position::from_sfen("9/9/9/9/9/9/9/9/9 b 9P2L2N2SK2GBR9p2l2n2s2gbkr 1", RuleSet::Fuseki);
+  Position a =
+      Position::from_sfen("9/9/9/9/9/9/9/9/9 b 9P2L2N2SK2GBR9p2l2n2s2gbkr 1", RuleSet::Fuseki);
   EXPECT_EQ(a.sfen(), "9/9/9/9/9/9/9/9/9 b KRB2G2S2N2L9Pkrb2g2s2n2l9p 1");
 }
 
@@ -56,16 +57,27 @@ TEST(Sfen, StandardAfterPly40) {
 TEST(SfenErrors, Structure) {
   expect_bad_sfen(RuleSet::Shogi, "", "empty");
   expect_bad_sfen(RuleSet::Shogi, "9/9/9 b -", "3 ranks");
-  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL", "fields");
-  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/pppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", "rank c");
-  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/pppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", "rank c has 8");
-  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppxpppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", "unknown piece 'x'");
-  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNS+GKGSNL b - 1", "cannot promote");
-  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL x - 1", "side to move 'x'");
-  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 2 1", "ends with a count");
-  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b Q 1", "unknown piece 'Q' in hand");
-  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 0", "move number '0'");
-  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - x", "move number 'x'");
+  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL",
+                  "fields");
+  expect_bad_sfen(RuleSet::Shogi,
+                  "lnsgkgsnl/1r5b1/pppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", "rank c");
+  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/pppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+                  "rank c has 8");
+  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppxpppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+                  "unknown piece 'x'");
+  expect_bad_sfen(RuleSet::Shogi,
+                  "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNS+GKGSNL b - 1",
+                  "cannot promote");
+  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL x - 1",
+                  "side to move 'x'");
+  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 2 1",
+                  "ends with a count");
+  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b Q 1",
+                  "unknown piece 'Q' in hand");
+  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 0",
+                  "move number '0'");
+  expect_bad_sfen(RuleSet::Shogi, "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - x",
+                  "move number 'x'");
 }
 
 TEST(SfenErrors, ImpossiblePositions) {
@@ -74,24 +86,32 @@ TEST(SfenErrors, ImpossiblePositions) {
   expect_bad_sfen(RuleSet::Shogi, "4k4/9/9/9/9/4P4/4P4/9/4K4 b - 1", "nifu");
   expect_bad_sfen(RuleSet::Shogi, "P3k4/9/9/9/9/9/9/9/4K4 b - 1", "could never move");
   expect_bad_sfen(RuleSet::Shogi, "4k4/9/9/9/9/9/9/8n/4K4 b - 1", "could never move");
-  expect_bad_sfen(RuleSet::Shogi, "4k4/4R4/9/9/9/9/9/9/4K4 b - 1", "not to move (Gote) is in check");
+  expect_bad_sfen(RuleSet::Shogi, "4k4/4R4/9/9/9/9/9/9/4K4 b - 1",
+                  "not to move (Gote) is in check");
 }
 
 TEST(SfenErrors, PlacementPositionsThatCannotArise) {
   // A Sente piece outside its camp during placement.
-  expect_bad_sfen(RuleSet::Fuseki, "9/9/9/9/4P4/9/9/9/9 w KRB2G2S2N2L8Pkrb2g2s2n2l9p 1", "outside its camp");
+  expect_bad_sfen(RuleSet::Fuseki, "9/9/9/9/4P4/9/9/9/9 w KRB2G2S2N2L8Pkrb2g2s2n2l9p 1",
+                  "outside its camp");
   // Pieces missing from board and hand.
-  expect_bad_sfen(RuleSet::Fuseki, "9/9/9/9/9/9/9/9/9 b KRB2G2S2N2L8Pkrb2g2s2n2l9p 1", "has 8 of 'P'");
+  expect_bad_sfen(RuleSet::Fuseki, "9/9/9/9/9/9/9/9/9 b KRB2G2S2N2L8Pkrb2g2s2n2l9p 1",
+                  "has 8 of 'P'");
   // Four Sente non-pawns on file 9 while a pawn is still in hand.
-  expect_bad_sfen(RuleSet::Fuseki, "9/9/9/9/9/L8/S8/G8/K8 b RBGS2NL9Pkrb2g2s2n2l9p 1", "file 9 holds four");
+  expect_bad_sfen(RuleSet::Fuseki, "9/9/9/9/9/L8/S8/G8/K8 b RBGS2NL9Pkrb2g2s2n2l9p 1",
+                  "file 9 holds four");
   // Sides take turns: two Sente pieces and no Gote piece cannot happen.
   expect_bad_sfen(RuleSet::Fuseki, "9/9/9/9/9/9/9/P8/PP7 b KRB2G2S2N2L6Pkrb2g2s2n2l9p 1", "nifu");
-  expect_bad_sfen(RuleSet::Fuseki, "9/9/9/9/9/9/9/P8/1P7 b KRB2G2S2N2L7Pkrb2g2s2n2l9p 1", "take turns");
-  expect_bad_sfen(RuleSet::Fuseki, "9/9/9/9/9/9/9/9/P8 b KRB2G2S2N2L8Pkrb2g2s2n2l9p 1", "Sente to move");
+  expect_bad_sfen(RuleSet::Fuseki, "9/9/9/9/9/9/9/P8/1P7 b KRB2G2S2N2L7Pkrb2g2s2n2l9p 1",
+                  "take turns");
+  expect_bad_sfen(RuleSet::Fuseki, "9/9/9/9/9/9/9/9/P8 b KRB2G2S2N2L8Pkrb2g2s2n2l9p 1",
+                  "Sente to move");
   // Balance: the first two plies are the kings.
-  expect_bad_sfen(RuleSet::Balance, "9/9/9/9/9/9/9/9/P8 w KRB2G2S2N2L8Pkrb2g2s2n2l9p 1", "kings are placed");
+  expect_bad_sfen(RuleSet::Balance, "9/9/9/9/9/9/9/9/P8 w KRB2G2S2N2L8Pkrb2g2s2n2l9p 1",
+                  "kings are placed");
   expect_bad_sfen(RuleSet::Balance, "9/9/9/9/9/9/9/9/9 b - 41", "no king");
-  expect_bad_sfen(RuleSet::Balance, "9/9/9/9/9/9/9/p8/9 w KRB2G2S2N2L9Pkrb2g2s2n2l8p 1", "outside its camp");
+  expect_bad_sfen(RuleSet::Balance, "9/9/9/9/9/9/9/p8/9 w KRB2G2S2N2L9Pkrb2g2s2n2l8p 1",
+                  "outside its camp");
 }
 
 TEST(RecordErrors, IllegalOrMalformedTokensAreNamed) {

@@ -67,7 +67,8 @@ TEST(FileFillBan, FourthOwnNonPawnOnAFileIsIllegalAPawnIsNot) {
   Position pos = after(RuleSet::Balance, "K*9i K*5a L*9h P*1c S*9g P*2c");
   auto moves = legal_moves(pos);
   EXPECT_TRUE(moves.count("P*9f"));
-  for (const char* m : {"G*9f", "N*9f", "B*9f", "R*9f", "S*9f", "L*9f"}) EXPECT_FALSE(moves.count(m)) << m;
+  for (const char* m : {"G*9f", "N*9f", "B*9f", "R*9f", "S*9f", "L*9f"})
+    EXPECT_FALSE(moves.count(m)) << m;
   EXPECT_TRUE(moves.count("G*8f"));
 }
 
@@ -144,8 +145,8 @@ TEST(Move40Restriction, NihikyoIsNeverLifted) {
 }
 
 TEST(Move40Restriction, FusekiLastPieceIsTheKingOnAnUnattackedSquare) {
-  auto moves =
-      legal_moves(at(RuleSet::Fuseki, "lnsbpgsnl/ppppgpppp/r8/9/9/4R4/PPPPPPPPP/8B/LNSGKGSNL w k 1"));
+  auto moves = legal_moves(
+      at(RuleSet::Fuseki, "lnsbpgsnl/ppppgpppp/r8/9/9/4R4/PPPPPPPPP/8B/LNSGKGSNL w k 1"));
   EXPECT_EQ(moves.size(), 15u);
   EXPECT_FALSE(moves.count("K*5c"));
   EXPECT_FALSE(moves.count("K*5d"));
@@ -153,7 +154,8 @@ TEST(Move40Restriction, FusekiLastPieceIsTheKingOnAnUnattackedSquare) {
 }
 
 TEST(Move41Ruling, DecidedBeforeAnyOtherCheck) {
-  Position pos = at(RuleSet::Balance, "lnsbpgsnl/ppppkpppp/r8/9/9/4R4/PPPPPPPPP/8B/LNSGKGSNL w g 1");
+  Position pos =
+      at(RuleSet::Balance, "lnsbpgsnl/ppppkpppp/r8/9/9/4R4/PPPPPPPPP/8B/LNSGKGSNL w g 1");
   play_record(pos, "G*5c");
   EXPECT_FALSE(pos.ruling41());
   EXPECT_FALSE(pos.in_placement());
@@ -162,8 +164,8 @@ TEST(Move41Ruling, DecidedBeforeAnyOtherCheck) {
 }
 
 TEST(AfterPly40, SentesKingAttackedIsOrdinaryCheck) {
-  Position pos = at(RuleSet::Balance,
-                    "lnsgkgsnl/4p2b1/pppp1pppp/4r4/9/4K4/PPPPPPPPP/1B5R1/LNSG1GSNL b - 41");
+  Position pos =
+      at(RuleSet::Balance, "lnsgkgsnl/4p2b1/pppp1pppp/4r4/9/4K4/PPPPPPPPP/1B5R1/LNSG1GSNL b - 41");
   EXPECT_FALSE(pos.ruling41());
   EXPECT_TRUE(pos.checkers());
   auto moves = legal_moves(pos);
