@@ -239,8 +239,9 @@ int Searcher::alpha_beta(Position& pos, int depth, int ply, int alpha, int beta)
 
   bool in_check = pos.checkers() != 0;
   bool pv = beta - alpha > 1;
+  int static_eval = -INF;  // computed where a pruning rule needs it
   if (!in_check && !pv && ply > 0 && !pos.in_placement()) {
-    int static_eval = noisy_eval(pos);
+    static_eval = noisy_eval(pos);
     // Reverse futility: far above beta near the leaves, a quiet move will not fall below it.
     if (depth <= 3 && static_eval - 160 * depth >= beta && std::abs(beta) < MATE_BOUND)
       return static_eval;
@@ -297,11 +298,23 @@ int Searcher::alpha_beta(Position& pos, int depth, int ply, int alpha, int beta)
     bool quiet = scores[i] < (1 << 21) && !(!is_drop(m) && pos.piece_on(move_to(m)));
 
     pos.do_move(m);
+    bool gives_check = pos.checkers() != 0;
+    // Futility: near the leaves, a quiet move that gives no check cannot lift a position this
+    // far below alpha.
+    if (i > 0 && quiet && !gives_check && depth <= 2 && static_eval > -INF &&
+        static_eval + 150 * depth <= alpha && best > -MATE_BOUND) {
+      pos.undo_move(m);
+      continue;
+    }
     int score;
     if (i == 0) {
       score = -alpha_beta(pos, depth - 1, ply + 1, -beta, -alpha);
     } else {
-      int reduction = (quiet && !in_check && depth >= 3 && i >= 4) ? 1 : 0;
+      // Late quiet moves are searched shallower, the later the shallower.
+      int reduction = 0;
+      if (quiet && !in_check && !gives_check && depth >= 3 && i >= 3)
+        reduction = 1 + (i >= 10) + (depth >= 8 && i >= 20);
+      reduction = std::max(0, std::min(reduction, depth - 2));
       score = -alpha_beta(pos, depth - 1 - reduction, ply + 1, -alpha - 1, -alpha);
       if (score > alpha && (reduction || score < beta))
         score = -alpha_beta(pos, depth - 1, ply + 1, -beta, -alpha);
