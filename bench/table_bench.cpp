@@ -12,31 +12,12 @@
 
 #include "eval/simulate.h"
 #include "eval/table_builder.h"
+#include "eval/table_games.h"
 #include "selfplay/generator.h"
 
 using namespace fuseki;
 
 namespace {
-
-class PlacementGames : public GameSource {
- public:
-  explicit PlacementGames(SelfPlayOptions o) : options_(std::move(o)) {}
-  void play(const std::vector<PairGame>& games,
-            const std::function<void(const PairResult&)>& done) override {
-    SelfPlayGenerator gen(nullptr, nullptr, options_);
-    std::vector<SelfPlayGenerator::GameSpec> specs;
-    for (size_t i = 0; i < games.size(); ++i)
-      specs.push_back(
-          {uint64_t(i), games[i].seed, pair_sente(games[i].pair), pair_gote(games[i].pair)});
-    gen.play(specs, [&](PlayedGame&& g) {
-      const PairGame& pg = games[size_t(g.index)];
-      done({pg.pair, pg.index, pg.seed, g.row.winner, g.row.reason, g.row.play_moves});
-    });
-  }
-
- private:
-  SelfPlayOptions options_;
-};
 
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -61,7 +42,7 @@ int main(int argc, char** argv) {
   SelfPlayOptions o;
   o.playout = "builtin:nodes=" + std::to_string(nodes) + ":noise=20";
   o.playout_threads = threads;
-  PlacementGames source(o);
+  PlacementGames source(nullptr, o);
   AllocationOptions a;
   a.adaptive = false;
   a.first_pass = std::max(1, games / KING_PAIRS);

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "eval/table_games.h"
 #include "eval/table_output.h"
 #include "net/atomic_file.h"
 #include "net/evaluator.h"
@@ -35,28 +36,6 @@ struct TableArgs {
   std::string mirror = "check";
   std::string compare;
   std::string device = "cpu";
-};
-
-// Games of the table, played by the self-play generator with the pair's kings fixed.
-class PlacementGames : public GameSource {
- public:
-  PlacementGames(net::Evaluator* eval, SelfPlayOptions o) : eval_(eval), options_(std::move(o)) {}
-  void play(const std::vector<PairGame>& games,
-            const std::function<void(const PairResult&)>& done) override {
-    SelfPlayGenerator gen(eval_, eval_, options_);
-    std::vector<SelfPlayGenerator::GameSpec> specs;
-    for (size_t i = 0; i < games.size(); ++i)
-      specs.push_back(
-          {uint64_t(i), games[i].seed, pair_sente(games[i].pair), pair_gote(games[i].pair)});
-    gen.play(specs, [&](PlayedGame&& g) {
-      const PairGame& pg = games[size_t(g.index)];
-      done({pg.pair, pg.index, pg.seed, g.row.winner, g.row.reason, g.row.play_moves});
-    });
-  }
-
- private:
-  net::Evaluator* eval_;
-  SelfPlayOptions options_;
 };
 
 std::map<std::string, std::string> settings_of(const TableArgs& a) {
@@ -258,16 +237,7 @@ int run_merge(const std::string& out_dir, const std::vector<std::string>& shards
     read_journal(fs::path(dir) / "journal.jsonl", schedules, results);
     TableBuilder one(AllocationOptions{}, 0);
     for (const PairResult& r : results) one.restore_result(r);
-    for (int p = 0; p < KING_PAIRS; ++p) {
-      const PairTally& t = one.tallies()[size_t(p)];
-      PairTally& m = tallies[size_t(p)];
-      m.games += t.games;
-      m.sente_wins += t.sente_wins;
-      m.gote_wins += t.gote_wins;
-      m.draws += t.draws;
-      m.ruling41 += t.ruling41;
-      m.move_sum += t.move_sum;
-    }
+    for (int p = 0; p < KING_PAIRS; ++p) tallies[size_t(p)] += one.tallies()[size_t(p)];
     all.insert(all.end(), results.begin(), results.end());
   }
   std::map<std::string, std::string> settings;

@@ -30,6 +30,15 @@ struct PairTally {
   double move_sum = 0;
   double points() const { return sente_wins + 0.5 * draws; }
   double score() const { return games ? points() / games : 0.5; }
+  PairTally& operator+=(const PairTally& o) {
+    games += o.games;
+    sente_wins += o.sente_wins;
+    gote_wins += o.gote_wins;
+    draws += o.draws;
+    ruling41 += o.ruling41;
+    move_sum += o.move_sum;
+    return *this;
+  }
 };
 
 struct PairEstimate {

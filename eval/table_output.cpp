@@ -50,13 +50,7 @@ std::vector<PairTally> pool_mirrors(const std::vector<PairTally>& tallies) {
     const PairTally &a = tallies[size_t(p)], &b = tallies[size_t(m)];
     PairTally& o = out[size_t(p)];
     o = a;
-    if (m == p) continue;
-    o.games += b.games;
-    o.sente_wins += b.sente_wins;
-    o.gote_wins += b.gote_wins;
-    o.draws += b.draws;
-    o.ruling41 += b.ruling41;
-    o.move_sum += b.move_sum;
+    if (m != p) o += b;
   }
   return out;
 }
