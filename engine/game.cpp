@@ -55,7 +55,7 @@ DeclarationCheck check_declaration(const Position& pos) {
   const Variant& v = pos.variant();
   Color us = pos.side_to_move();
   d.points_needed = us == BLACK ? 28 : 27;
-  if (pos.in_placement()) return d;
+  if (pos.in_placement() || !v.entering_king_declaration) return d;
   Square k = pos.king_square(us);
   Bitboard zone = v.promotion_zone[us];
   d.king_in_zone = k != SQ_NONE && test(zone, k);
@@ -142,7 +142,7 @@ void Game::judge_after_move() {
       ++seen;
       first = i;
     }
-  if (seen >= 4) {
+  if (seen >= pos_.variant().repetition_limit) {
     // Who checked with every move since the first occurrence? The mover of the move that
     // reached position i is the side not to move there.
     bool all_checks[COLOR_NB] = {true, true};

@@ -1,4 +1,5 @@
-// libFuzzer target: game records. The first byte picks the rule set; the rest is the record.
+// libFuzzer target: game records. The first byte picks the rule set (Yari included); the rest is
+// the record.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -9,7 +10,7 @@ using namespace fuseki;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  RuleSet r = RuleSet(data[0] % 4);
+  RuleSet r = RuleSet(data[0] % 5);
   std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
   Position pos = Position::start(r);
   try {

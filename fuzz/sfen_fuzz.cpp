@@ -11,7 +11,8 @@ using namespace fuseki;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
-  for (RuleSet r : {RuleSet::Shogi, RuleSet::Fuseki, RuleSet::BalanceV1, RuleSet::Balance}) {
+  for (RuleSet r :
+       {RuleSet::Shogi, RuleSet::Fuseki, RuleSet::BalanceV1, RuleSet::Balance, RuleSet::Yari}) {
     try {
       Position pos = Position::from_sfen(text, r);
       std::string written = pos.sfen();

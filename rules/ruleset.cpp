@@ -8,13 +8,16 @@ constexpr RuleInfo kRules[] = {
     {RuleSet::Fuseki, "fuseki", true, false, false},
     {RuleSet::BalanceV1, "balance-v1", true, true, false},
     {RuleSet::Balance, "balance", true, true, true},
+    {RuleSet::Yari, "yari", false, false, false},
 };
 
 }  // namespace
 
 const RuleInfo& rule_info(RuleSet r) { return kRules[int(r)]; }
 
-const Variant& variant_of(RuleSet) { return shogi_variant(); }
+const Variant& variant_of(RuleSet r) {
+  return r == RuleSet::Yari ? yari_variant() : shogi_variant();
+}
 
 std::optional<RuleSet> parse_rule_set(std::string_view name) {
   for (const RuleInfo& r : kRules)

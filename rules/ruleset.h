@@ -9,7 +9,7 @@
 
 namespace fuseki {
 
-enum class RuleSet { Shogi, Fuseki, BalanceV1, Balance };
+enum class RuleSet { Shogi, Fuseki, BalanceV1, Balance, Yari };
 
 struct RuleInfo {
   RuleSet id;

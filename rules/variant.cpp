@@ -132,7 +132,46 @@ void make_shogi(Variant& v) {
   finish(v);
 }
 
+// Yari Shogi (Fairy-Stockfish's built-in `yarishogi`): 7 files x 9 ranks; Betza moves from
+// Sente's side: yari knight fRffN, yari bishop fFfR, yari rook frlR; promoted: pawn -> yari
+// silver fKbR, knight and bishop -> yari gold WfFbR, rook -> rook. Pawn-drop mate is allowed.
+void make_yari(Variant& v) {
+  v.name = "yari";
+  v.files = 7;
+  build_geometry(v);
+  for (int r = 0; r < 3; ++r) {
+    v.promotion_zone[BLACK] |= v.rank_bb[r];
+    v.promotion_zone[WHITE] |= v.rank_bb[RANK_NB - 1 - r];
+  }
+  const std::initializer_list<std::pair<int, int>> forward_diagonals = {{-1, -1}, {1, -1}};
+  const std::initializer_list<std::pair<int, int>> yari_gold = {{0, -1}, {0, 1},   {-1, 0},
+                                                                {1, 0},  {-1, -1}, {1, -1}};
+  add_piece(v, {PAWN, 'P', 100, 7, true, {{0, -1}}, {}});
+  add_piece(v, {KNIGHT, 'N', 400, 2, true, {{-1, -2}, {1, -2}}, {DIR_N}});
+  add_piece(v, {BISHOP, 'B', 450, 2, true, forward_diagonals, {DIR_N}});
+  add_piece(v, {ROOK, 'R', 700, 2, true, {}, {DIR_N, DIR_E, DIR_W}});
+  add_piece(v, {KING, 'K', 0, 1, false, kKingSteps, {}});
+  add_piece(v, {PRO_PAWN, 'P', 500, 0, false, {{-1, -1}, {0, -1}, {1, -1}}, {DIR_S}});
+  add_piece(v, {PRO_KNIGHT, 'N', 600, 0, false, yari_gold, {DIR_S}});
+  add_piece(v, {HORSE, 'B', 600, 0, false, yari_gold, {DIR_S}});
+  add_piece(v, {DRAGON, 'R', 1000, 0, false, {}, {DIR_N, DIR_S, DIR_E, DIR_W}});
+  v.pawn_drop_mate_illegal = false;
+  v.repetition_limit = 3;  // 3-fold repetition is a draw; perpetual check loses
+  v.entering_king_declaration = false;
+  v.start_sfen = "rnnkbbr/7/ppppppp/7/7/7/PPPPPPP/7/RBBKNNR b - 1";
+  finish(v);
+}
+
 }  // namespace
+
+const Variant& yari_variant() {
+  static const Variant* v = [] {
+    auto* built = new Variant;
+    make_yari(*built);
+    return built;
+  }();
+  return *v;
+}
 
 const Variant& shogi_variant() {
   // Built on the heap once: the tables are too big for a thread's stack.

@@ -46,6 +46,8 @@ struct Variant {
   Bitboard line[SQ_MAX][SQ_MAX] = {};     // the whole line through two aligned squares
 
   bool pawn_drop_mate_illegal = true;
+  int repetition_limit = 4;               // the occurrence of a position that ends the game
+  bool entering_king_declaration = true;  // the CSA 27-point rule
   std::string start_sfen;
 
   Bitboard slide_attacks(uint8_t dirs, Square s, Bitboard occupied) const {
@@ -74,5 +76,6 @@ struct Variant {
 };
 
 const Variant& shogi_variant();
+const Variant& yari_variant();
 
 }  // namespace fuseki

@@ -282,3 +282,24 @@ TEST(UsiEngines, GpsusiPlaysAGameToTheEnd) {
   EXPECT_NE(g.winner(), Winner::Void) << g.note();
   EXPECT_NE(g.reason(), Reason::IllegalMove) << g.record();
 }
+
+TEST(YariGameEnd, ThreefoldRepetitionIsADraw) {
+  const char* sfen = "3k3/7/7/7/7/7/7/7/3K3 b - 1";
+  Game g = game_at(RuleSet::Yari, sfen, "4i3i 4a3a 3i4i 3a4a 4i3i 4a3a 3i4i");
+  EXPECT_FALSE(g.over());
+  g.play_text("3a4a");
+  EXPECT_EQ(g.winner(), Winner::Draw);
+  EXPECT_EQ(g.reason(), Reason::Sennichite);
+}
+
+TEST(YariGameEnd, PerpetualCheckLoses) {
+  Game g = game_at(RuleSet::Yari, "5pk/7/7/7/5R1/7/7/7/K6 b - 1",
+                   "2e1e 1a2b 1e2e 2b1a 2e1e 1a2b 1e2e 2b1a");
+  EXPECT_EQ(g.winner(), Winner::Gote);
+  EXPECT_EQ(g.reason(), Reason::PerpetualCheck);
+}
+
+TEST(YariGameEnd, NoEnteringKingDeclaration) {
+  Game g = game_at(RuleSet::Yari, "3K3/+B5+R/PPPPPPP/7/7/7/7/7/3k3 b RN2P 1");
+  EXPECT_FALSE(check_declaration(g.position()).valid);
+}
