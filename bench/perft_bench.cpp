@@ -10,13 +10,9 @@
 // found through --fsf, $FUSEKILAB_FSF, /usr/games/fairy-stockfish or `fairy-stockfish` on PATH;
 // without it only our side runs.
 //
-// FSF is timed by wall clock from sending `go perft N` to reading `Nodes searched`, in one
-// process started once (its start-up is reported apart). Both sides are single-threaded.
-#include <poll.h>
-#include <signal.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
+// FSF runs through the project's USI client (engine/usi.h), in one process started once (its
+// start-up is reported apart); it is timed by wall clock from sending `go perft N` to reading
+// `Nodes searched`, the position being set before. Both sides are single-threaded.
 
 #include <chrono>
 #include <cmath>
@@ -24,10 +20,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "engine/match.h"
 #include "rules/movegen.h"
 #include "rules/perft.h"
 #include "rules/position.h"
@@ -42,129 +38,6 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
-
-std::string find_fsf() {
-  if (const char* env = std::getenv("FUSEKILAB_FSF"); env && *env)
-    return access(env, X_OK) == 0 ? std::string(env) : std::string();
-  if (access("/usr/games/fairy-stockfish", X_OK) == 0) return "/usr/games/fairy-stockfish";
-  const char* path = std::getenv("PATH");
-  if (!path) return {};
-  std::stringstream dirs(path);
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    std::string candidate = (dir.empty() ? std::string(".") : dir) + "/fairy-stockfish";
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return {};
-}
-
-// One Fairy-Stockfish process in USI mode, variant shogi.
-class Fsf {
- public:
-  explicit Fsf(const std::string& path) {
-    signal(SIGPIPE, SIG_IGN);
-    auto t0 = Clock::now();
-    int to_child[2], from_child[2];
-    if (pipe(to_child) != 0 || pipe(from_child) != 0) return;
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(to_child[0], STDIN_FILENO);
-      dup2(from_child[1], STDOUT_FILENO);
-      close(to_child[0]);
-      close(to_child[1]);
-      close(from_child[0]);
-      close(from_child[1]);
-      execl(path.c_str(), path.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    close(to_child[0]);
-    close(from_child[1]);
-    in_fd_ = to_child[1];
-    out_fd_ = from_child[0];
-    if (pid_ < 0) return;
-    send("usi");
-    if (!read_until("usiok")) return;
-    send("setoption name UCI_Variant value shogi");
-    send("isready");
-    ok_ = read_until("readyok");
-    startup_s_ = seconds_since(t0);
-  }
-  ~Fsf() {
-    send("quit");
-    if (in_fd_ >= 0) close(in_fd_);
-    if (out_fd_ >= 0) close(out_fd_);
-    if (pid_ > 0) {
-      if (!ok_) kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  Fsf(const Fsf&) = delete;
-  Fsf& operator=(const Fsf&) = delete;
-
-  bool ok() const { return ok_; }
-  double startup_seconds() const { return startup_s_; }
-
-  struct Result {
-    uint64_t nodes;
-    double seconds;
-  };
-  // Sets the position (not timed), then times `go perft depth` up to `Nodes searched`.
-  std::optional<Result> perft(const std::string& sfen, int depth) {
-    send("position sfen " + sfen);
-    send("isready");
-    if (!read_until("readyok")) return std::nullopt;
-    auto t0 = Clock::now();
-    send("go perft " + std::to_string(depth));
-    std::string line;
-    while (read_line(line))
-      if (line.rfind("Nodes searched:", 0) == 0)
-        return Result{std::strtoull(line.c_str() + 15, nullptr, 10), seconds_since(t0)};
-    ok_ = false;
-    return std::nullopt;
-  }
-
- private:
-  void send(const std::string& line) {
-    if (in_fd_ < 0) return;
-    std::string s = line + "\n";
-    for (size_t done = 0; done < s.size();) {
-      ssize_t n = write(in_fd_, s.data() + done, s.size() - done);
-      if (n <= 0) return;
-      done += size_t(n);
-    }
-  }
-  // One line; false at EOF or after ten minutes of silence.
-  bool read_line(std::string& line) {
-    for (;;) {
-      auto nl = buf_.find('\n');
-      if (nl != std::string::npos) {
-        line = buf_.substr(0, nl);
-        buf_.erase(0, nl + 1);
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        return true;
-      }
-      if (out_fd_ < 0) return false;
-      pollfd p{out_fd_, POLLIN, 0};
-      if (poll(&p, 1, 600'000) <= 0) return false;
-      char chunk[4096];
-      ssize_t n = read(out_fd_, chunk, sizeof chunk);
-      if (n <= 0) return false;
-      buf_.append(chunk, size_t(n));
-    }
-  }
-  bool read_until(const std::string& token) {
-    std::string line;
-    while (read_line(line))
-      if (line == token) return true;
-    return false;
-  }
-
-  pid_t pid_ = -1;
-  int in_fd_ = -1, out_fd_ = -1;
-  std::string buf_;
-  bool ok_ = false;
-  double startup_s_ = 0;
-};
 
 struct Timing {
   uint64_t nodes;
@@ -238,14 +111,24 @@ int main(int argc, char** argv) {
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
-  if (use_fsf && fsf_path.empty()) fsf_path = find_fsf();
-
-  std::optional<Fsf> fsf;
-  if (use_fsf && !fsf_path.empty()) {
-    fsf.emplace(fsf_path);
-    if (!fsf->ok()) {
-      std::printf("fairy-stockfish at %s did not start in USI mode; our side only\n",
-                  fsf_path.c_str());
+  // Fairy-Stockfish through the project's USI client: --fsf, $FUSEKILAB_FSF, or found on PATH.
+  std::optional<UsiConfig> oracle = fairy_stockfish_oracle();
+  if (oracle && !fsf_path.empty()) oracle->path = fsf_path;
+  if (!oracle && !fsf_path.empty()) {
+    oracle = default_engines().at("fairy-stockfish");
+    oracle->path = fsf_path;
+  }
+  std::optional<UsiEngine> fsf;
+  double startup_seconds = 0;
+  if (use_fsf && oracle) {
+    fsf.emplace(*oracle);
+    auto t0 = Clock::now();
+    try {
+      fsf->start();
+      startup_seconds = seconds_since(t0);
+    } catch (const EngineError& e) {
+      std::printf("fairy-stockfish at %s did not start in USI mode (%s); our side only\n",
+                  oracle->path.c_str(), e.what());
       fsf.reset();
     }
   }
@@ -253,8 +136,8 @@ int main(int argc, char** argv) {
 
   std::printf("perft_bench%s: one thread each side\n", quick ? " --quick" : "");
   if (fsf)
-    std::printf("oracle: %s, start-up %.0f ms (not counted)\n", fsf_path.c_str(),
-                fsf->startup_seconds() * 1e3);
+    std::printf("oracle: %s, start-up %.0f ms (not counted)\n", oracle->path.c_str(),
+                startup_seconds * 1e3);
   else
     std::printf("oracle: fairy-stockfish not found or disabled; our side only\n");
 
@@ -297,8 +180,15 @@ int main(int argc, char** argv) {
       note = " MISMATCH (expected " + std::to_string(it.expected) + ")";
       failed = true;
     }
-    std::optional<Fsf::Result> theirs;
-    if (fsf) theirs = fsf->perft(it.sfen, it.depth);
+    std::optional<UsiPerft> theirs;
+    if (fsf) {
+      try {
+        theirs = fsf->perft(it.sfen, it.depth);
+      } catch (const EngineError& e) {
+        std::printf("fairy-stockfish failed (%s); our side only from here\n", e.what());
+        fsf.reset();
+      }
+    }
     if (theirs) {
       // FSF generates pawn-drop mates, so it may count more; fsf_agreement_test explains those.
       if (theirs->nodes != ours.nodes) note += " (counts differ)";

@@ -69,6 +69,14 @@ std::string find_program(const std::string& name) {
   return name;
 }
 
+std::optional<UsiConfig> fairy_stockfish_oracle() {
+  UsiConfig c = default_engines().at("fairy-stockfish");
+  if (const char* env = std::getenv("FUSEKILAB_FSF"); env && *env) c.path = env;
+  if (access(c.path.c_str(), X_OK) != 0) return std::nullopt;
+  c.nodes = 0;
+  return c;
+}
+
 EngineRegistry default_engines() {
   EngineRegistry r;
   UsiConfig fsf;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/game.h"
@@ -24,6 +25,10 @@ void random_placement(Game& game, uint64_t seed);
 
 // The program's path: PATH, then /usr/games and /usr/local/games; the name itself if not found.
 std::string find_program(const std::string& name);
+
+// Fairy-Stockfish as the test oracle and benchmark peer: $FUSEKILAB_FSF, else found like
+// find_program; nullopt when it is not installed. Variant shogi, one thread.
+std::optional<UsiConfig> fairy_stockfish_oracle();
 
 // USI engines known by name; the built-in defaults (fairy-stockfish, gpsusi) can be overridden.
 using EngineRegistry = std::map<std::string, UsiConfig>;

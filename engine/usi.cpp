@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 #include "rules/notation.h"
@@ -128,22 +129,19 @@ void UsiEngine::send(const std::string& line) {
   }
 }
 
-std::string UsiEngine::read_until(const std::string& prefix, double timeout) {
-  double deadline = now() + timeout;
+std::string UsiEngine::read_line(double deadline, const std::string& waiting_for) {
   while (true) {
-    size_t nl;
-    while ((nl = buffer_.find('\n')) != std::string::npos) {
+    size_t nl = buffer_.find('\n');
+    if (nl != std::string::npos) {
       std::string line = buffer_.substr(0, nl);
       buffer_.erase(0, nl + 1);
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.compare(0, prefix.size(), prefix) == 0) return line;
+      return line;
     }
     if (buffer_.size() > (1 << 20))
       throw EngineError(config_.name + ": garbage output (1 MiB without a line)");
     double left = deadline - now();
-    if (left <= 0)
-      throw EngineError(config_.name + ": no '" + prefix + "' within " + std::to_string(timeout) +
-                        " s (hung)");
+    if (left <= 0) throw EngineError(config_.name + ": no '" + waiting_for + "' in time (hung)");
     pollfd p{from_engine_, POLLIN, 0};
     int r = poll(&p, 1, int(left * 1000) + 1);
     if (r < 0 && errno == EINTR) continue;
@@ -152,8 +150,47 @@ std::string UsiEngine::read_until(const std::string& prefix, double timeout) {
     ssize_t n = read(from_engine_, chunk, sizeof(chunk));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
-      throw EngineError(config_.name + ": the engine exited while we waited for '" + prefix + "'");
+      throw EngineError(config_.name + ": the engine exited while we waited for '" + waiting_for +
+                        "'");
     buffer_.append(chunk, size_t(n));
+  }
+}
+
+std::string UsiEngine::read_until(const std::string& prefix, double timeout) {
+  double deadline = now() + timeout;
+  while (true) {
+    std::string line = read_line(deadline, prefix);
+    if (line.compare(0, prefix.size(), prefix) == 0) return line;
+  }
+}
+
+UsiPerft UsiEngine::perft(const std::string& sfen, int depth, double timeout) {
+  if (!running()) start();
+  send("position sfen " + sfen);
+  send("isready");
+  read_until("readyok", config_.startup_timeout);
+  UsiPerft result;
+  double t0 = now(), deadline = t0 + timeout;
+  send("go perft " + std::to_string(depth));
+  uint64_t sum = 0;
+  while (true) {
+    std::string line = read_line(deadline, "Nodes searched");
+    if (line.rfind("Nodes searched:", 0) == 0) {
+      result.seconds = now() - t0;
+      result.nodes = std::strtoull(line.c_str() + 15, nullptr, 10);
+      if (!result.divide.empty() && sum != result.nodes)
+        throw EngineError(config_.name + ": perft total " + std::to_string(result.nodes) +
+                          " is not the sum of its root moves " + std::to_string(sum));
+      return result;
+    }
+    // Root move lines: "<move>: <count>".
+    size_t colon = line.find(": ");
+    if (colon == std::string::npos || colon == 0 || line.find(' ') < colon) continue;
+    std::string count = line.substr(colon + 2);
+    if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos) continue;
+    uint64_t n = std::stoull(count);
+    result.divide[line.substr(0, colon)] = n;
+    sum += n;
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -29,6 +30,13 @@ struct EngineError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An engine's `go perft` (Fairy-Stockfish): leaves per root move and in all.
+struct UsiPerft {
+  uint64_t nodes = 0;
+  double seconds = 0;  // from sending `go perft` to reading the total
+  std::map<std::string, uint64_t> divide;
+};
+
 // One engine process. Every call that talks to it throws EngineError when it fails.
 class UsiEngine {
  public:
@@ -43,11 +51,15 @@ class UsiEngine {
   void new_game();
   // position + go; returns the bestmove token ("7g7f", "resign", "win").
   std::string best_move(const std::string& position_command);
+  // position + `go perft depth` (the position set before the clock starts).
+  UsiPerft perft(const std::string& sfen, int depth, double timeout = 600);
   const UsiConfig& config() const { return config_; }
   int starts() const { return starts_; }
 
  private:
   void send(const std::string& line);
+  // The next output line, waiting until `deadline` (steady-clock seconds).
+  std::string read_line(double deadline, const std::string& waiting_for);
   // Reads lines until one starts with `prefix`; returns it.
   std::string read_until(const std::string& prefix, double timeout);
   double move_timeout() const;

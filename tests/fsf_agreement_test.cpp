@@ -8,23 +8,17 @@
 //
 // FSF is found through $FUSEKILAB_FSF, /usr/games/fairy-stockfish or `fairy-stockfish` on PATH;
 // without it the tests are skipped.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "engine/match.h"
 #include "rules/movegen.h"
 #include "rules/notation.h"
 #include "rules/perft.h"
@@ -35,134 +29,16 @@ using namespace fuseki;
 
 namespace {
 
-std::string find_fsf() {
-  if (const char* env = std::getenv("FUSEKILAB_FSF"); env && *env)
-    return access(env, X_OK) == 0 ? std::string(env) : std::string();
-  if (access("/usr/games/fairy-stockfish", X_OK) == 0) return "/usr/games/fairy-stockfish";
-  const char* path = std::getenv("PATH");
-  if (!path) return {};
-  std::stringstream dirs(path);
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    std::string candidate = (dir.empty() ? std::string(".") : dir) + "/fairy-stockfish";
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return {};
-}
-
-// One Fairy-Stockfish process in USI mode, variant shogi; one command at a time.
-class Fsf {
- public:
-  explicit Fsf(const std::string& path) {
-    signal(SIGPIPE, SIG_IGN);  // a dead engine shows up as EOF, not as a signal
-    int to_child[2], from_child[2];
-    if (pipe(to_child) != 0 || pipe(from_child) != 0) return;
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(to_child[0], STDIN_FILENO);
-      dup2(from_child[1], STDOUT_FILENO);
-      close(to_child[0]);
-      close(to_child[1]);
-      close(from_child[0]);
-      close(from_child[1]);
-      execl(path.c_str(), path.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    close(to_child[0]);
-    close(from_child[1]);
-    if (pid_ < 0) {
-      close(to_child[1]);
-      close(from_child[0]);
-      return;
-    }
-    in_ = fdopen(to_child[1], "w");
-    out_fd_ = from_child[0];
-    send("usi");
-    if (!read_until("usiok")) return;
-    send("setoption name UCI_Variant value shogi");
-    send("isready");
-    ok_ = read_until("readyok");
-  }
-  ~Fsf() {
-    if (in_) {
-      send("quit");
-      fclose(in_);
-    }
-    if (out_fd_ >= 0) close(out_fd_);
-    if (pid_ > 0) {
-      if (!ok_) kill(pid_, SIGKILL);  // it may be hung
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  Fsf(const Fsf&) = delete;
-  Fsf& operator=(const Fsf&) = delete;
-
-  bool ok() const { return ok_; }
-
-  // Perft divide: root move -> leaf count; nullopt if the engine died or answered garbage.
-  std::optional<std::map<std::string, uint64_t>> divide(const std::string& sfen, int depth) {
-    send("position sfen " + sfen);
-    send("go perft " + std::to_string(depth));
-    std::map<std::string, uint64_t> out;
-    uint64_t sum = 0;
-    std::string line;
-    while (read_line(line)) {
-      if (line.rfind("Nodes searched:", 0) == 0) {
-        uint64_t total = std::stoull(line.substr(15));
-        if (total != sum) return std::nullopt;
-        return out;
-      }
-      auto colon = line.find(": ");
-      if (colon == std::string::npos || colon == 0 || line.find(' ') < colon) continue;
-      std::string count = line.substr(colon + 2);
-      if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos) continue;
-      uint64_t n = std::stoull(count);
-      out[line.substr(0, colon)] = n;
-      sum += n;
-    }
-    ok_ = false;
+// Fairy-Stockfish's divide; a failure (engine died, garbled output) fails the test.
+std::optional<std::map<std::string, uint64_t>> fsf_divide(UsiEngine& fsf, const std::string& sfen,
+                                                          int depth) {
+  try {
+    return fsf.perft(sfen, depth, 120).divide;
+  } catch (const EngineError& e) {
+    ADD_FAILURE() << e.what();
     return std::nullopt;
   }
-
- private:
-  void send(const std::string& line) {
-    if (!in_) return;
-    std::fputs((line + "\n").c_str(), in_);
-    std::fflush(in_);
-  }
-  // One line of output; false at EOF or when the engine stays silent for two minutes.
-  bool read_line(std::string& line) {
-    line.clear();
-    for (;;) {
-      auto nl = buf_.find('\n');
-      if (nl != std::string::npos) {
-        line = buf_.substr(0, nl);
-        buf_.erase(0, nl + 1);
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        return true;
-      }
-      if (out_fd_ < 0) return false;
-      pollfd p{out_fd_, POLLIN, 0};
-      if (poll(&p, 1, 120'000) <= 0) return false;
-      char chunk[4096];
-      ssize_t n = read(out_fd_, chunk, sizeof chunk);
-      if (n <= 0) return false;
-      buf_.append(chunk, size_t(n));
-    }
-  }
-  bool read_until(const std::string& token) {
-    std::string line;
-    while (read_line(line))
-      if (line == token) return true;
-    return false;
-  }
-
-  pid_t pid_ = -1;
-  FILE* in_ = nullptr;
-  int out_fd_ = -1;
-  std::string buf_;
-  bool ok_ = false;
-};
+}
 
 // Pawn drops at `pos` that FSF generates and our generator leaves out: the pawn-drop mates.
 // Derived without the generator's own filter: a pawn drop that gives check (the square in front of
@@ -227,12 +103,12 @@ struct Stats {
 };
 
 // Compares one position at one depth; failures name the SFEN, the move and both counts.
-void compare(Fsf& fsf, Position pos, int depth, Stats& st) {
+void compare(UsiEngine& fsf, Position pos, int depth, Stats& st) {
   static std::string last_sfen;
   std::string sfen = pos.sfen();
   if (sfen != last_sfen) ++st.distinct;
   last_sfen = sfen;
-  auto theirs = fsf.divide(sfen, depth);
+  auto theirs = fsf_divide(fsf, sfen, depth);
   ASSERT_TRUE(theirs.has_value()) << "fairy-stockfish gave no perft for " << sfen;
   ++st.positions;
   ++st.by_depth[depth];
@@ -313,10 +189,10 @@ Move random_move(const Position& pos, Rng& rng) {
 }  // namespace
 
 TEST(FsfAgreement, ShogiVectors) {
-  std::string path = find_fsf();
-  if (path.empty()) GTEST_SKIP() << "fairy-stockfish not found (set FUSEKILAB_FSF)";
-  Fsf fsf(path);
-  ASSERT_TRUE(fsf.ok()) << "could not start " << path << " in USI mode";
+  auto oracle = fairy_stockfish_oracle();
+  if (!oracle) GTEST_SKIP() << "fairy-stockfish not found (set FUSEKILAB_FSF)";
+  UsiEngine fsf(*oracle);
+  ASSERT_NO_THROW(fsf.start()) << "could not start " << oracle->path << " in USI mode";
   auto t0 = std::chrono::steady_clock::now();
   struct Case {
     const char* sfen;
@@ -345,10 +221,10 @@ TEST(FsfAgreement, ShogiVectors) {
 }
 
 TEST(FsfAgreement, RandomPlacementGames) {
-  std::string path = find_fsf();
-  if (path.empty()) GTEST_SKIP() << "fairy-stockfish not found (set FUSEKILAB_FSF)";
-  Fsf fsf(path);
-  ASSERT_TRUE(fsf.ok()) << "could not start " << path << " in USI mode";
+  auto oracle = fairy_stockfish_oracle();
+  if (!oracle) GTEST_SKIP() << "fairy-stockfish not found (set FUSEKILAB_FSF)";
+  UsiEngine fsf(*oracle);
+  ASSERT_NO_THROW(fsf.start()) << "could not start " << oracle->path << " in USI mode";
   auto t0 = std::chrono::steady_clock::now();
 
   const RuleSet rule_sets[] = {RuleSet::Balance, RuleSet::BalanceV1, RuleSet::Fuseki};
