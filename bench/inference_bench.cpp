@@ -4,12 +4,15 @@
 //
 //   build/bench/inference_bench [--positions N] [--threads T] [--channels C] [--blocks B]
 //                               [--batch B1,B2,...] [--chunk C] [--repeats R]
+//                               [--device cpu|cuda[:N]] [--precision fp32,bf16,fp16]
 // --chunk: the evaluator's cpu_chunk (forward passes of at most C positions; 0 = whole batch).
+// --precision: each listed precision in turn; later ones are also compared with the first.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -78,6 +81,8 @@ int main(int argc, char** argv) {
   int n = 1024, threads = 1, repeats = 3, chunk = EvaluatorOptions{}.cpu_chunk;
   NetConfig config;
   std::vector<int> batches = {16, 64, 256};
+  std::string device = "cpu";
+  std::vector<std::string> precisions = {"fp32"};
   for (int i = 1; i < argc; ++i) {
     auto value = [&]() -> const char* {
       if (i + 1 >= argc) {
@@ -100,10 +105,17 @@ int main(int argc, char** argv) {
       chunk = std::atoi(value());
     else if (!std::strcmp(argv[i], "--repeats"))
       repeats = std::atoi(value());
-    else {
+    else if (!std::strcmp(argv[i], "--device"))
+      device = value();
+    else if (!std::strcmp(argv[i], "--precision")) {
+      precisions.clear();
+      std::stringstream in(value());
+      for (std::string item; std::getline(in, item, ',');) precisions.push_back(item);
+    } else {
       std::fprintf(stderr,
                    "usage: %s [--positions N] [--threads T] [--channels C] [--blocks B] "
-                   "[--batch B1,B2,...] [--chunk C] [--repeats R]\n",
+                   "[--batch B1,B2,...] [--chunk C] [--repeats R] [--device D] "
+                   "[--precision P1,P2,...]\n",
                    argv[0]);
       return 2;
     }
@@ -115,18 +127,35 @@ int main(int argc, char** argv) {
   }
 
   std::vector<Position> pos = positions(n);
-  Evaluator eval(config, {"cpu", threads, chunk});
-  decisions_per_second(eval, pos, 64, 1);  // warm-up: allocator, thread pool, kernels
-
-  std::printf("inference_bench: %d placement positions, net %s, %d thread(s), cpu, chunk %d\n", n,
-              describe(config).c_str(), eval.threads(), chunk);
-  const double single = decisions_per_second(eval, pos, 1, repeats);
-  std::printf("  %-26s %10.0f decisions/s\n", "one position per forward", single);
-  for (int b : batches) {
-    const double rate = decisions_per_second(eval, pos, b, repeats);
-    char label[64];
-    std::snprintf(label, sizeof label, "batch %d per forward", b);
-    std::printf("  %-26s %10.0f decisions/s  %6.1fx\n", label, rate, rate / single);
+  std::vector<double> first;  // the first precision's rates: single, then each batch
+  for (const std::string& precision : precisions) {
+    std::unique_ptr<Evaluator> eval;
+    try {
+      eval =
+          std::make_unique<Evaluator>(config, EvaluatorOptions{device, threads, chunk, precision});
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "inference_bench: %s\n", e.what());
+      return 2;
+    }
+    decisions_per_second(*eval, pos, 64, 1);  // warm-up: allocator, thread pool, kernels
+    std::printf("inference_bench: %d placement positions, net %s, %d thread(s), %s, %s, chunk %d\n",
+                n, describe(config).c_str(), eval->threads(), eval->device().c_str(),
+                precision.c_str(), chunk);
+    std::vector<double> rates;
+    const double single = decisions_per_second(*eval, pos, 1, repeats);
+    rates.push_back(single);
+    std::printf("  %-26s %10.0f decisions/s\n", "one position per forward", single);
+    for (int b : batches) {
+      const double rate = decisions_per_second(*eval, pos, b, repeats);
+      rates.push_back(rate);
+      char label[64];
+      std::snprintf(label, sizeof label, "batch %d per forward", b);
+      std::printf("  %-26s %10.0f decisions/s  %6.1fx", label, rate, rate / single);
+      if (!first.empty())
+        std::printf("  %5.2fx %s", rate / first[rates.size() - 1], precisions[0].c_str());
+      std::printf("\n");
+    }
+    if (first.empty()) first = rates;
   }
   return 0;
 }

@@ -2,7 +2,8 @@
 //
 //   build/bench/train_bench [--channels C] [--blocks B] [--batch N] [--threads T] [--steps S]
 //                           [--warmup W] [--repeats R] [--games G] [--no-trainer] [--seed S]
-//                           [--export-check DIR]
+//                           [--export-check DIR] [--bf16]
+// --bf16: Trainer::step is also timed with bf16 autocast (TrainOptions::precision).
 //
 // 1. The network update alone, on pre-built tensors (random planes, random legal masks with the
 //    chosen drop always legal, random actions, rewards in {-1, 0, 1}): forward, the loss of
@@ -50,7 +51,7 @@ double now() {
 struct Args {
   net::NetConfig config;  // 32 channels x 4 blocks
   int batch = 256, threads = 1, steps = 50, warmup = 5, repeats = 3, games = 300;
-  bool trainer = true;
+  bool trainer = true, bf16 = false;
   uint64_t seed = 1;
   std::string export_dir;
 };
@@ -228,8 +229,17 @@ double bench_trainer(const Args& a, const TrainOptions& o) {
   if (checksum == -1) std::puts("");  // keeps the sampling from being optimised away
 
   Trainer trainer(a.config, o, a.seed);
-  return best_rate([&](int) { trainer.step(window); }, a,
-                   "Trainer::step (sample + update + metrics):");
+  const double fp32 = best_rate([&](int) { trainer.step(window); }, a,
+                                "Trainer::step (sample + update + metrics):");
+  if (a.bf16) {
+    TrainOptions ob = o;
+    ob.precision = "bf16";
+    Trainer mixed(a.config, ob, a.seed);
+    const double bf16 =
+        best_rate([&](int) { mixed.step(window); }, a, "Trainer::step, bf16 autocast:");
+    std::printf("RESULT cpp_trainer_step_bf16 %.1f\n  bf16 / fp32: %.2fx\n", bf16, bf16 / fp32);
+  }
+  return fp32;
 }
 
 // --export-check DIR: see the file comment. Files (raw little-endian, row-major):
@@ -323,6 +333,8 @@ int main(int argc, char** argv) {
       a.games = std::atoi(value());
     else if (!std::strcmp(argv[i], "--seed"))
       a.seed = std::strtoull(value(), nullptr, 10);
+    else if (!std::strcmp(argv[i], "--bf16"))
+      a.bf16 = true;
     else if (!std::strcmp(argv[i], "--no-trainer"))
       a.trainer = false;
     else if (!std::strcmp(argv[i], "--export-check"))
@@ -331,7 +343,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: %s [--channels C] [--blocks B] [--batch N] [--threads T] [--steps S] "
                    "[--warmup W] [--repeats R] [--games G] [--no-trainer] [--seed S] "
-                   "[--export-check DIR]\n",
+                   "[--export-check DIR] [--bf16]\n",
                    argv[0]);
       return 2;
     }

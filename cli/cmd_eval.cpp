@@ -36,18 +36,22 @@ struct TableArgs {
   std::string mirror = "check";
   std::string compare;
   std::string device = "cpu";
+  std::string precision = "fp32";
+  bool adaptive = true;
 };
 
 std::map<std::string, std::string> settings_of(const TableArgs& a) {
-  return {{"rules", a.rules},
-          {"network", a.network.empty() ? "uniform" : a.network},
-          {"playout", a.playout},
-          {"seed", std::to_string(a.seed)},
-          {"first_pass", std::to_string(a.first_pass)},
-          {"band", std::to_string(a.band)},
-          {"halfwidth", std::to_string(a.halfwidth)},
-          {"temperature", std::to_string(a.temperature)},
-          {"mirror", a.mirror}};
+  std::map<std::string, std::string> s = {{"rules", a.rules},
+                                          {"network", a.network.empty() ? "uniform" : a.network},
+                                          {"playout", a.playout},
+                                          {"seed", std::to_string(a.seed)},
+                                          {"first_pass", std::to_string(a.first_pass)},
+                                          {"band", std::to_string(a.band)},
+                                          {"halfwidth", std::to_string(a.halfwidth)},
+                                          {"temperature", std::to_string(a.temperature)},
+                                          {"mirror", a.mirror}};
+  if (a.precision != "fp32") s["precision"] = a.precision;
+  return s;
 }
 
 void write_outputs(const fs::path& out, TableReport report, const std::vector<PairResult>& results,
@@ -113,12 +117,15 @@ int run_table(const TableArgs& a) {
   o.target_halfwidth = a.halfwidth;
   o.min_band_games = a.min_band_games;
   o.max_games = a.max_games;
+  o.adaptive = a.adaptive;
+  if (!a.adaptive) settings["adaptive"] = "off";
   if (!a.shard.empty()) {
     int i = -1, n = -1;
     if (std::sscanf(a.shard.c_str(), "%d/%d", &i, &n) != 2 || n < 1 || i < 0 || i >= n)
       throw std::runtime_error("--shard '" + a.shard + "': expected i/n with 0 <= i < n");
     for (int p = i; p < KING_PAIRS; p += n) o.pairs.push_back(p);
     o.adaptive = false;  // a shard plays its slice uniformly; merge combines the slices
+    settings["adaptive"] = "off";
     settings["shard"] = a.shard;
   }
   // A run resumes only with the settings it began with.
@@ -163,8 +170,8 @@ int run_table(const TableArgs& a) {
 
   std::unique_ptr<net::Evaluator> eval;
   if (!a.network.empty())
-    eval =
-        std::make_unique<net::Evaluator>(net::Evaluator::from_checkpoint(a.network, {a.device, 1}));
+    eval = std::make_unique<net::Evaluator>(
+        net::Evaluator::from_checkpoint(a.network, {a.device, 1, 64, a.precision}));
   SelfPlayOptions so;
   so.rules = *rules;
   so.batch = a.batch;
@@ -222,6 +229,7 @@ int run_merge(const std::string& out_dir, const std::vector<std::string>& shards
   std::vector<PairResult> all;
   json common;
   std::set<std::string> seen_shards;
+  int rounds = 0;  // the shards' rounds ran side by side
   for (const std::string& dir : shards) {
     json s = json::parse(net::read_file((fs::path(dir) / "settings.json").string()));
     std::string shard = s.value("shard", "");
@@ -232,19 +240,40 @@ int run_merge(const std::string& out_dir, const std::vector<std::string>& shards
                                " vs " + common.dump() + ")");
     if (!seen_shards.insert(shard).second)
       throw std::runtime_error(dir + ": shard " + shard + " given twice");
+    if (!fs::exists(fs::path(dir) / "table.json"))
+      throw std::runtime_error(dir + ": shard " + shard +
+                               " is not finished (no table.json); run it again to complete it");
     std::vector<Schedule> schedules;
     std::vector<PairResult> results;
     read_journal(fs::path(dir) / "journal.jsonl", schedules, results);
+    rounds = std::max(rounds, int(schedules.size()));
     TableBuilder one(AllocationOptions{}, 0);
     for (const PairResult& r : results) one.restore_result(r);
     for (int p = 0; p < KING_PAIRS; ++p) tallies[size_t(p)] += one.tallies()[size_t(p)];
     all.insert(all.end(), results.begin(), results.end());
   }
+  // Every slice of one split, each finished: a missing or unfinished shard would leave pairs
+  // unmeasured without anyone noticing.
+  int count = -1;
+  for (const std::string& shard : seen_shards) {
+    int i = -1, n = -1;
+    if (std::sscanf(shard.c_str(), "%d/%d", &i, &n) != 2)
+      throw std::runtime_error("eval merge: a directory given is not a shard (--shard i/n) run");
+    if (count >= 0 && n != count)
+      throw std::runtime_error("eval merge: shards of different splits (" + shard + " and ?/" +
+                               std::to_string(count) + ")");
+    count = n;
+  }
+  for (int i = 0; i < count; ++i)
+    if (!seen_shards.count(std::to_string(i) + "/" + std::to_string(count)))
+      throw std::runtime_error("eval merge: shard " + std::to_string(i) + "/" +
+                               std::to_string(count) + " is missing");
   std::map<std::string, std::string> settings;
   for (auto& [k, v] : common.items()) settings[k] = v.get<std::string>();
   settings["merged_shards"] = std::to_string(shards.size());
   fs::create_directories(out_dir);
   TableReport report = make_report(tallies, band, settings);
+  report.rounds = rounds;
   write_outputs(out_dir, report, all, compare);
   std::printf("eval merge: %zu shards, %ld games; table %s\n", shards.size(), report.games,
               (fs::path(out_dir) / "table.json").string().c_str());
@@ -295,12 +324,21 @@ void add_eval_commands(CLI::App& app, Runner& run) {
       ->capture_default_str();
   table->add_option("--shard", a->shard,
                     "i/n: play this slice of the pairs (uniformly); combine with eval merge");
+  table
+      ->add_option("--adaptive", a->adaptive,
+                   "true: rounds after the first pass to pin down the band; false: the first "
+                   "pass only (as a set of --shard runs measures)")
+      ->capture_default_str();
   table->add_option("--mirror", a->mirror, "check, pool or off")
       ->check(CLI::IsMember({"check", "pool", "off"}))
       ->capture_default_str();
   table->add_option("--compare", a->compare,
                     "An earlier table (king_pair_table/1 JSON) to compare against");
   table->add_option("--device", a->device, "cpu or cuda[:N]")->capture_default_str();
+  table
+      ->add_option("--precision", a->precision, "Inference precision: fp32, bf16, fp16 (CUDA only)")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}))
+      ->capture_default_str();
   table->callback([&run, a] { run = [a] { return run_table(*a); }; });
 
   struct MergeArgs {

@@ -1,24 +1,17 @@
-// Training subcommands: pipeline (generations of self-play, training and gating on one machine).
-#include <atomic>
-#include <chrono>
-#include <cmath>
+// Training subcommands over a run directory: pipeline (everything on one machine), and the
+// stateless steps a cluster runs as separate jobs: init, selfplay (one worker of many) and train
+// (waits for a generation's self-play, trains and publishes the next network). See run_steps.h.
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <mutex>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <thread>
 
 #include "cli/commands.h"
 #include "cli/run_config.h"
-#include "eval/chart.h"
-#include "eval/stats.h"
-#include "net/atomic_file.h"
-#include "net/evaluator.h"
-#include "selfplay/generator.h"
-#include "train/trainer.h"
+#include "cli/run_steps.h"
+#include "selfplay/journal.h"
 
 namespace fuseki::cli {
 namespace {
@@ -26,358 +19,23 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-std::string gen_name(int g) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "gen-%04d", g);
-  return buf;
-}
-
-struct RunPaths {
-  fs::path root;
-  fs::path models() const { return root / "models"; }
-  fs::path checkpoint(int g) const { return models() / (gen_name(g) + ".ckpt"); }
-  fs::path partial(int g) const { return models() / (gen_name(g) + ".partial.ckpt"); }
-  fs::path selfplay(int g) const { return root / "selfplay" / gen_name(g); }
-  fs::path metrics() const { return root / "train" / "metrics.jsonl"; }
-  fs::path generations() const { return root / "generations.jsonl"; }
-};
-
-void append_line(const fs::path& p, const std::string& line) {
-  fs::create_directories(p.parent_path());
-  std::ofstream out(p, std::ios::app);
-  out << line << "\n";
-  if (!out) throw std::runtime_error(p.string() + ": cannot append");
-}
-
-SelfPlayOptions selfplay_options(const RunConfig& c, int generation, const KingPairTable* table) {
-  SelfPlayOptions o;
-  o.rules = *parse_rule_set(c.rules);
-  o.seed = Rng::derive(c.seed, 1000 + uint64_t(generation));  // each generation its own games
-  o.batch = c.batch;
-  o.temperature = c.temperature;
-  o.kings = *parse_king_source(c.kings);
-  o.table = table;
-  o.king_band = c.king_band;
-  o.playout = c.playout;
-  o.playout_threads = c.playout_threads;
-  o.max_moves = c.max_moves;
-  o.eval_nodes = uint64_t(c.eval_nodes);
-  o.eval_scale = c.eval_scale;
-  o.play_out = c.play_out;
-  return o;
-}
-
-// Progress on stderr: done / total, rates, ETA.
-class Progress {
- public:
-  Progress(std::string what, uint64_t total)
-      : what_(std::move(what)), total_(total), start_(now()) {}
-  void report(uint64_t done, const std::string& extra, bool force = false) {
-    std::lock_guard<std::mutex> lock(mu_);
-    double t = now() - start_;
-    if (!force && t - last_ < 2.0) return;
-    last_ = t;
-    double rate = done / std::max(t, 1e-9);
-    std::fprintf(stderr, "%s: %llu/%llu, %.2f/s, %s, ETA %.0f s\n", what_.c_str(),
-                 (unsigned long long)done, (unsigned long long)total_, rate, extra.c_str(),
-                 rate > 0 ? (total_ - done) / rate : 0.0);
-  }
-
- private:
-  std::string what_;
-  uint64_t total_;
-  double start_, last_ = -10;
-  std::mutex mu_;
-};
-
-// Self-play of one generation: `workers` threads, each with its own network copy and shards.
-std::vector<GameRow> run_selfplay(const RunConfig& c, const RunPaths& paths, int g,
-                                  const KingPairTable* table) {
-  fs::path dir = paths.selfplay(g);
-  fs::create_directories(dir);
-  std::atomic<uint64_t> done{0}, decisions{0}, passes{0}, positions{0};
-  uint64_t already = 0;
-  std::vector<std::thread> threads;
-  std::vector<std::exception_ptr> errors(size_t(c.workers));
-  Progress progress("selfplay " + gen_name(g), uint64_t(c.games));
-  double started = now();
-  std::mutex mu;
-  for (int w = 0; w < c.workers; ++w) {
-    uint64_t target = uint64_t(c.games / c.workers + (w < c.games % c.workers ? 1 : 0));
-    std::map<std::string, std::string> attrs = {
-        {"rules", c.rules},
-        {"run_seed", std::to_string(c.seed)},
-        {"generation", std::to_string(g)},
-        {"network", paths.checkpoint(g).filename().string()},
-        {"playout", c.playout},
-        {"kings", c.kings}};
-    auto writer = std::make_shared<ShardWriter>(dir.string(), w, c.shard_games, attrs);
-    uint64_t start = std::min(writer->next_index(), target);
-    already += start;
-    done += start;
-    threads.emplace_back([&, w, target, start, writer] {
-      try {
-        net::EvaluatorOptions eo;
-        eo.device = c.device;
-        eo.threads = c.inference_threads;
-        net::Evaluator evaluator =
-            net::Evaluator::from_checkpoint(paths.checkpoint(g).string(), eo);
-        SelfPlayOptions o = selfplay_options(c, g, table);
-        o.worker = w;
-        SelfPlayGenerator gen(evaluator, o);
-        uint64_t last_dec = 0, last_pass = 0, last_pos = 0;
-        gen.play(start, target - start, [&](PlayedGame&& game) {
-          writer->add(game);
-          const SelfPlayStats& st = gen.stats();
-          decisions += st.decisions - last_dec;
-          passes += st.forward_passes - last_pass;
-          positions += st.batch_positions - last_pos;
-          last_dec = st.decisions;
-          last_pass = st.forward_passes;
-          last_pos = st.batch_positions;
-          uint64_t d = ++done;
-          char extra[160];
-          double secs = std::max(now() - started, 1e-9);
-          std::snprintf(extra, sizeof(extra), "%.0f decisions/s, batch fill %.0f%%",
-                        double(decisions.load()) / secs,
-                        passes ? 100.0 * double(positions) / double(passes) / c.batch : 0.0);
-          progress.report(d - already, extra);
-        });
-        writer->flush();
-      } catch (...) {
-        errors[size_t(w)] = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-  std::vector<GameRow> rows;
-  for (const std::string& shard : list_shards(dir.string())) {
-    Shard s = read_shard(shard);
-    rows.insert(rows.end(), s.games.begin(), s.games.end());
-  }
-  return rows;
-}
-
-// Training of one generation: from gen-g to gen-(g+1), resuming a partial run exactly.
-json run_training(const RunConfig& c, const RunPaths& paths, int g) {
-  TrainOptions o;
-  o.batch_size = c.batch_size;
-  o.learning_rate = c.learning_rate;
-  o.weight_decay = c.weight_decay;
-  o.value_weight = c.value_weight;
-  o.entropy_weight = c.entropy_weight;
-  o.device = c.device;
-  o.threads = c.train_threads;
-  fs::path start = fs::exists(paths.partial(g + 1)) ? paths.partial(g + 1) : paths.checkpoint(g);
-  Trainer trainer({c.channels, c.blocks}, o, c.seed, start.string());
-  uint64_t first_step = uint64_t(g) * uint64_t(c.steps);
-  uint64_t target = first_step + uint64_t(c.steps);
-  std::vector<std::string> shards;
-  for (int k = 0; k <= g; ++k)
-    for (const std::string& s : list_shards(paths.selfplay(k).string())) shards.push_back(s);
-  RewardMode mode = c.reward == "eval"  ? RewardMode::Eval
-                    : c.reward == "mix" ? RewardMode::Mix
-                                        : RewardMode::Result;
-  TrainingWindow window(mode, c.reward_mix);
-  window.load(shards, c.window_games);
-  Progress progress("train " + gen_name(g + 1), target - std::min(trainer.steps(), target));
-  json last;
-  uint64_t begun = trainer.steps();
-  while (trainer.steps() < target && window.decisions() > 0) {
-    StepMetrics m = trainer.step(window);
-    if (m.step % uint64_t(c.log_every) == 0 || m.step == target) {
-      last = {{"step", m.step},
-              {"generation", g + 1},
-              {"policy_loss", m.policy_loss},
-              {"value_loss", m.value_loss},
-              {"entropy", m.entropy},
-              {"mean_value", m.mean_value},
-              {"mean_reward", m.mean_reward},
-              {"value_reward_corr", m.value_reward_corr},
-              {"window_games", window.games()}};
-      append_line(paths.metrics(), last.dump());
-      char extra[96];
-      std::snprintf(extra, sizeof(extra), "policy loss %.4f, value loss %.4f, entropy %.3f",
-                    m.policy_loss, m.value_loss, m.entropy);
-      progress.report(m.step - begun, extra);
-    }
-    if (m.step % 50 == 0 && m.step < target)
-      trainer.save(paths.partial(g + 1).string(), uint64_t(g + 1));
-  }
-  trainer.save(paths.checkpoint(g + 1).string(), uint64_t(g + 1));
-  fs::remove(paths.partial(g + 1));
-  return last;
-}
-
-// A match between two networks, each taking both colours, with early stopping once the 95 %
-// interval of A's score excludes 50 %. Scored by play-out results or by the evaluation at move 41.
-json network_match(const RunConfig& c, const std::string& a_path, const std::string& b_path,
-                   int games_per_colour, uint64_t seed, const KingPairTable* table) {
-  net::EvaluatorOptions eo;
-  eo.device = c.device;
-  eo.threads = c.inference_threads;
-  // "uniform": a placer that draws uniformly among the legal drops.
-  std::unique_ptr<net::Evaluator> a_net, b_net;
-  if (a_path != "uniform")
-    a_net = std::make_unique<net::Evaluator>(net::Evaluator::from_checkpoint(a_path, eo));
-  if (b_path != "uniform")
-    b_net = std::make_unique<net::Evaluator>(net::Evaluator::from_checkpoint(b_path, eo));
-  net::Evaluator* a = a_net.get();
-  net::Evaluator* b = b_net.get();
-  SelfPlayOptions o = selfplay_options(c, 0, table);
-  o.seed = seed;
-  o.temperature = c.gating_temperature;
-  if (o.kings == KingSource::Network) o.kings = KingSource::Uniform;
-  bool by_eval = c.gating_score == "eval";
-  if (by_eval) o.play_out = false;
-  double points = 0;
-  int n = 0, played_each = 0;
-  double low = 0, high = 1;
-  bool stopped_early = false;
-  Progress progress("match", uint64_t(2 * games_per_colour));
-  while (played_each < games_per_colour) {
-    int chunk = std::min(c.batch, games_per_colour - played_each);
-    for (int side = 0; side < 2; ++side) {
-      // The same seeds in both colour orders: each king pair is played with both colours.
-      o.worker = 0;
-      SelfPlayGenerator gen(side == 0 ? a : b, side == 0 ? b : a, o);
-      gen.play(uint64_t(played_each), uint64_t(chunk), [&](PlayedGame&& game) {
-        int a_side = side;
-        if (by_eval) {
-          if (game.row.sente_eval < 0) return;
-          points += a_side == 0 ? game.row.sente_eval : 1.0 - game.row.sente_eval;
-        } else {
-          if (game.row.winner > 2) return;
-          points += game.row.winner == 2 ? 0.5 : game.row.winner == a_side ? 1.0 : 0.0;
-        }
-        ++n;
-      });
-    }
-    played_each += chunk;
-    wilson_interval(points, n, low, high);
-    char extra[96];
-    std::snprintf(extra, sizeof(extra), "score %.3f [%.3f, %.3f]", n ? points / n : 0.0, low, high);
-    progress.report(uint64_t(2 * played_each), extra, true);
-    if (low > 0.5 || high < 0.5) {
-      stopped_early = played_each < games_per_colour;
-      break;
-    }
-  }
-  return {{"games", n},
-          {"scored_by", c.gating_score},
-          {"score", n ? points / n : 0.0},
-          {"ci95", {low, high}},
-          {"stopped_early", stopped_early},
-          {"verdict", low > 0.5    ? "better"
-                      : high < 0.5 ? "worse"
-                                   : "undecided"}};
-}
-
-json run_gating(const RunConfig& c, const RunPaths& paths, int g, const KingPairTable* table) {
-  json r = network_match(c, paths.checkpoint(g + 1).string(), paths.checkpoint(g).string(),
-                         c.gating_games, Rng::derive(c.seed, 5000 + uint64_t(g)), table);
-  r["a"] = gen_name(g + 1);
-  r["b"] = gen_name(g);
-  return r;
-}
-
-// A number from a metrics line; NaN (written as null) or a missing key reads as NaN.
-double number(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : std::nan("");
-}
-
-void write_report(const RunPaths& paths) {
-  // Training curves.
-  std::map<uint64_t, json> by_step;
-  std::ifstream in(paths.metrics());
-  for (std::string line; std::getline(in, line);) {
-    try {
-      json j = json::parse(line);
-      by_step[j.at("step").get<uint64_t>()] =
-          j;  // a resumed run may log a step twice: keep the last
-    } catch (const json::exception&) {
-    }
-  }
-  Series pl{"policy loss", {}}, vl{"value loss", {}}, en{"entropy", {}},
-      corr{"value/result corr.", {}};
-  for (auto& [step, j] : by_step) {
-    pl.points.push_back({double(step), number(j, "policy_loss")});
-    vl.points.push_back({double(step), number(j, "value_loss")});
-    en.points.push_back({double(step), number(j, "entropy")});
-    corr.points.push_back({double(step), number(j, "value_reward_corr")});
-  }
-  std::string curves = line_chart_svg("Training", "step", {pl, vl, corr});
-  std::string entropy = line_chart_svg("Policy entropy", "step", {en});
-  // Per-generation statistics.
-  Series sente{"Sente score", {}}, ruling{"ruling41 rate", {}}, stack_s{"stack rate Sente", {}},
-      stack_g{"stack rate Gote", {}}, gating{"gating score", {}};
-  std::ifstream gin(paths.generations());
-  for (std::string line; std::getline(gin, line);) {
-    try {
-      json j = json::parse(line);
-      double g = j.at("generation").get<double>();
-      const json& s = j.at("selfplay");
-      sente.points.push_back({g, number(s, "sente_score")});
-      ruling.points.push_back({g, number(s, "ruling41_rate")});
-      stack_s.points.push_back({g, number(s, "stack_rate_sente")});
-      stack_g.points.push_back({g, number(s, "stack_rate_gote")});
-      if (j.contains("gating")) gating.points.push_back({g + 1, number(j["gating"], "score")});
-    } catch (const json::exception&) {
-    }
-  }
-  std::string gens = line_chart_svg("Self-play by generation", "generation",
-                                    {sente, ruling, stack_s, stack_g, gating});
-  net::write_file_atomically((paths.root / "train" / "curves.svg").string(), curves);
-  std::string html =
-      "<!doctype html><meta charset=\"utf-8\"><title>fusekilab run</title>\n<h1>fusekilab run: " +
-      paths.root.string() + "</h1>\n" + curves + entropy + gens +
-      "<p>Files: generations.jsonl, train/metrics.jsonl, models/, selfplay/.</p>\n";
-  net::write_file_atomically((paths.root / "report.html").string(), html);
+std::unique_ptr<KingPairTable> king_table_of(const RunConfig& c) {
+  if (c.kings != "table") return nullptr;
+  return std::make_unique<KingPairTable>(KingPairTable::load(c.king_table));
 }
 
 int run_pipeline(const std::string& config_path, const std::vector<std::string>& overrides) {
   RunConfig c = load_run_config(config_path, overrides);
   RunPaths paths{c.dir};
-  fs::create_directories(paths.models());
-  net::write_file_atomically((paths.root / "config.toml").string(), to_toml(c));
-  std::unique_ptr<KingPairTable> table;
-  if (c.kings == "table")
-    table = std::make_unique<KingPairTable>(KingPairTable::load(c.king_table));
-
-  // Generation 0: a fresh network, or the one named by init_from.
-  if (!fs::exists(paths.checkpoint(0))) {
-    TrainOptions o;
-    o.device = c.device;
-    Trainer init({c.channels, c.blocks}, o, c.seed, c.init_from);
-    init.save(paths.checkpoint(0).string(), 0);
-  }
+  init_run(c);
+  std::unique_ptr<KingPairTable> table = king_table_of(c);
+  std::vector<int> all(size_t(c.workers));
+  for (int w = 0; w < c.workers; ++w) all[size_t(w)] = w;
   for (int g = 0; g < c.generations; ++g) {
-    if (fs::exists(paths.checkpoint(g + 1))) continue;  // finished before an interruption
-    double t0 = now();
-    std::vector<GameRow> games = run_selfplay(c, paths, g, table.get());
-    GenerationStats stats = generation_stats(games);
-    double t1 = now();
-    json trained = run_training(c, paths, g);
-    double t2 = now();
-    json line = {{"generation", g},
-                 {"network", gen_name(g)},
-                 {"selfplay", json::parse(to_json(stats))},
-                 {"selfplay_seconds", t1 - t0},
-                 {"train", trained},
-                 {"train_seconds", t2 - t1}};
-    if (c.gating_games > 0) line["gating"] = run_gating(c, paths, g, table.get());
-    append_line(paths.generations(), line.dump());
-    std::fprintf(stderr, "%s: Sente %.3f, ruling41 %.3f, %.1f moves, stacks %.3f/%.3f\n",
-                 gen_name(g).c_str(), stats.sente_score, stats.ruling41_rate, stats.mean_moves,
-                 stats.stack_rate[0], stats.stack_rate[1]);
-    write_report(paths);
+    if (fs::exists(paths.publication(g + 1))) continue;  // finished before an interruption
+    double t0 = now_seconds();
+    run_selfplay(c, paths, g, table.get(), all, c.workers);
+    finish_generation(c, paths, g, table.get(), now_seconds() - t0);
   }
   write_report(paths);
   std::cout << "pipeline: " << c.generations << " generations in " << paths.root.string()
@@ -386,14 +44,100 @@ int run_pipeline(const std::string& config_path, const std::vector<std::string>&
   return 0;
 }
 
+// "i/n" from --worker, or from Slurm's array variables when --worker is not given.
+void parse_worker(const std::string& text, int& id, int& count) {
+  std::string t = text;
+  if (t.empty()) {
+    const char* i = std::getenv("SLURM_ARRAY_TASK_ID");
+    const char* n = std::getenv("SLURM_ARRAY_TASK_COUNT");
+    if (!i || !n)
+      throw std::runtime_error(
+          "--worker i/n not given and not in a Slurm array (no SLURM_ARRAY_TASK_ID/COUNT)");
+    t = std::string(i) + "/" + n;
+  }
+  char tail = 0;
+  if (std::sscanf(t.c_str(), "%d/%d%c", &id, &count, &tail) != 2 || count < 1 || id < 0 ||
+      id >= count)
+    throw std::runtime_error("--worker '" + t + "': expected i/n with 0 <= i < n");
+}
+
+int run_worker(const std::string& dir, const std::vector<std::string>& overrides,
+               const std::string& worker, int generation) {
+  RunConfig c = load_run(dir, overrides);
+  RunPaths paths{c.dir};
+  int id = 0, count = 1;
+  parse_worker(worker, id, count);
+  if (generation < 0) {
+    std::optional<Publication> newest = newest_publication(paths);
+    if (!newest) throw std::runtime_error(dir + ": no network is published yet");
+    generation = newest->generation;
+  }
+  std::unique_ptr<KingPairTable> table = king_table_of(c);
+  double t0 = now_seconds();
+  run_selfplay(c, paths, generation, table.get(), {id}, count);
+  std::cout << "selfplay: worker " << id << "/" << count << " finished its "
+            << worker_games(c.games, id, count) << " games of " << gen_name(generation) << " in "
+            << paths.selfplay(generation).string() << " (" << now_seconds() - t0 << " s)\n";
+  return 0;
+}
+
+// Waits until generation g's shards hold all its games; false on timeout.
+bool wait_for_selfplay(const RunConfig& c, const RunPaths& paths, int g, double poll,
+                       double timeout) {
+  double start = now_seconds(), last_report = -1e9;
+  uint64_t first = games_in_shards(paths.selfplay(g).string());
+  while (true) {
+    uint64_t have = games_in_shards(paths.selfplay(g).string());
+    if (have > uint64_t(c.games))
+      throw std::runtime_error(paths.selfplay(g).string() + ": " + std::to_string(have) +
+                               " games in shards, more than the " + std::to_string(c.games) +
+                               " of a generation");
+    if (have == uint64_t(c.games)) return true;
+    double t = now_seconds() - start;
+    if (timeout > 0 && t > timeout) return false;
+    if (t - last_report >= 10) {
+      double rate = double(have - first) / std::max(t, 1e-9);
+      std::fprintf(stderr,
+                   "train: waiting for self-play of %s: %llu/%d games in shards, %.2f/s, "
+                   "ETA %s\n",
+                   gen_name(g).c_str(), (unsigned long long)have, c.games, rate,
+                   rate > 0 ? (std::to_string(int((c.games - have) / rate)) + " s").c_str() : "?");
+      last_report = t;
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(poll));
+  }
+}
+
+int run_trainer(const std::string& dir, const std::vector<std::string>& overrides, double poll,
+                double timeout) {
+  RunConfig c = load_run(dir, overrides);
+  RunPaths paths{c.dir};
+  FileLock lock(paths.models() / "trainer.lock", "a trainer of " + dir);
+  std::unique_ptr<KingPairTable> table = king_table_of(c);
+  std::optional<Publication> newest = newest_publication(paths);
+  if (!newest) throw std::runtime_error(dir + ": no network is published yet");
+  for (int g = newest->generation; g < c.generations; ++g) {
+    double t0 = now_seconds();
+    if (!wait_for_selfplay(c, paths, g, poll, timeout)) {
+      std::cerr << "fusekilab: train: timed out after " << timeout << " s waiting for the "
+                << c.games << " self-play games of " << gen_name(g) << " in "
+                << paths.selfplay(g).string() << "\n";
+      return 3;
+    }
+    finish_generation(c, paths, g, table.get(), now_seconds() - t0);
+  }
+  write_report(paths);
+  std::cout << "train: " << dir << " at " << gen_name(std::max(c.generations, newest->generation))
+            << " (" << paths.latest().string() << ")\n";
+  return 0;
+}
+
 }  // namespace
 
 int run_match(const std::string& config_path, const std::vector<std::string>& overrides,
               const std::string& a, const std::string& b, int games) {
   RunConfig c = load_run_config(config_path, overrides);
-  std::unique_ptr<KingPairTable> table;
-  if (c.kings == "table")
-    table = std::make_unique<KingPairTable>(KingPairTable::load(c.king_table));
+  std::unique_ptr<KingPairTable> table = king_table_of(c);
   json r = network_match(c, a, b, games, Rng::derive(c.seed, 9000), table.get());
   r["a"] = a;
   r["b"] = b;
@@ -434,7 +178,7 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
     std::vector<std::string> set;
     std::string dir;
     int generations = -1;
-    std::string init_from;
+    std::string init_from, device;
   };
   auto a = std::make_shared<Args>();
   CLI::App* p = app.add_subcommand("pipeline",
@@ -445,6 +189,8 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
   p->add_option("--generations", a->generations, "Generations to reach (run.generations)")
       ->check(CLI::Range(0, 100000));
   p->add_option("--init-from", a->init_from, "Start from this checkpoint (network.init_from)");
+  p->add_option("--device", a->device,
+                "cpu, cuda or cuda:N for inference and training (run.device)");
   p->callback([&run, a] {
     run = [a] {
       std::vector<std::string> overrides = a->set;
@@ -452,8 +198,107 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
       if (a->generations >= 0)
         overrides.push_back("run.generations=" + std::to_string(a->generations));
       if (!a->init_from.empty()) overrides.push_back("network.init_from=" + a->init_from);
+      if (!a->device.empty()) overrides.push_back("run.device=" + a->device);
       try {
         return run_pipeline(a->config, overrides);
+      } catch (const std::runtime_error& e) {
+        std::cerr << "fusekilab: " << e.what() << "\n";
+        return 2;
+      }
+    };
+  });
+
+  // The cluster steps. Each is stateless: killed or requeued, it is simply started again.
+  struct InitArgs {
+    std::string config, dir;
+    std::vector<std::string> set;
+  };
+  auto ia = std::make_shared<InitArgs>();
+  CLI::App* init = app.add_subcommand(
+      "init", "Start a run directory: its config and the published generation-0 network");
+  init->add_option("--config", ia->config, "TOML run config (see configs/)");
+  init->add_option("--set", ia->set, "Override a setting: section.key=value (repeatable)");
+  init->add_option("--dir", ia->dir, "Run directory (run.dir)")->required();
+  init->callback([&run, ia] {
+    run = [ia] {
+      std::vector<std::string> overrides = ia->set;
+      overrides.push_back("run.dir=" + ia->dir);
+      try {
+        RunConfig c = load_run_config(ia->config, overrides);
+        init_run(c);
+        std::cout << "init: " << ia->dir << " holds the run; " << gen_name(0) << " published\n";
+        return 0;
+      } catch (const std::runtime_error& e) {
+        std::cerr << "fusekilab: " << e.what() << "\n";
+        return 2;
+      }
+    };
+  });
+
+  struct WorkerArgs {
+    std::string dir, worker, device;
+    std::vector<std::string> set;
+    int generation = -1;
+  };
+  auto wa = std::make_shared<WorkerArgs>();
+  CLI::App* sp = app.add_subcommand(
+      "selfplay", "One self-play worker of a run directory: plays its share of a generation");
+  sp->add_option("--dir", wa->dir, "Run directory (made by init)")->required();
+  sp->add_option("--worker", wa->worker,
+                 "i/n: this worker's id and the worker count (default: from a Slurm array, "
+                 "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT)");
+  sp->add_option("--generation", wa->generation,
+                 "Generation to play (default: the newest published network)")
+      ->check(CLI::Range(0, 100000));
+  sp->add_option("--device", wa->device, "cpu, cuda or cuda:N for inference (run.device)");
+  sp->add_option("--set", wa->set,
+                 "Resource setting: run.device, selfplay.playout_threads, "
+                 "selfplay.inference_threads (repeatable)");
+  sp->callback([&run, wa] {
+    run = [wa] {
+      try {
+        std::vector<std::string> overrides = wa->set;
+        if (!wa->device.empty()) overrides.push_back("run.device=" + wa->device);
+        return run_worker(wa->dir, overrides, wa->worker, wa->generation);
+      } catch (const std::runtime_error& e) {
+        std::cerr << "fusekilab: " << e.what() << "\n";
+        return 2;
+      }
+    };
+  });
+
+  struct TrainArgs {
+    std::string dir, device;
+    std::vector<std::string> set;
+    int generations = -1;
+    double poll = 2, timeout = 0;
+  };
+  auto ta = std::make_shared<TrainArgs>();
+  CLI::App* tr = app.add_subcommand(
+      "train",
+      "The trainer of a run directory: waits for each generation's self-play, trains, "
+      "publishes the next network");
+  tr->add_option("--dir", ta->dir, "Run directory (made by init)")->required();
+  tr->add_option("--generations", ta->generations,
+                 "Train until this generation is published (default: run.generations)")
+      ->check(CLI::Range(0, 100000));
+  tr->add_option("--poll", ta->poll, "Seconds between looks for new shards")
+      ->check(CLI::Range(0.05, 3600.0))
+      ->capture_default_str();
+  tr->add_option("--timeout", ta->timeout,
+                 "Give up (exit 3) after waiting this many seconds for a generation; 0: never")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+  tr->add_option("--device", ta->device, "cpu, cuda or cuda:N for training (run.device)");
+  tr->add_option("--set", ta->set, "Resource setting: run.device, train.threads (repeatable)");
+  tr->callback([&run, ta] {
+    run = [ta] {
+      std::vector<std::string> overrides = ta->set;
+      if (ta->generations >= 0)
+        overrides.push_back("run.generations=" + std::to_string(ta->generations));
+      if (!ta->device.empty()) overrides.push_back("run.device=" + ta->device);
+      try {
+        return run_trainer(ta->dir, overrides, ta->poll, ta->timeout);
       } catch (const std::runtime_error& e) {
         std::cerr << "fusekilab: " << e.what() << "\n";
         return 2;

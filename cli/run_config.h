@@ -16,6 +16,7 @@ struct RunConfig {
   std::string rules = "balance";
   int generations = 2;
   std::string device = "cpu";
+  std::string precision = "fp32";  // of self-play and gating inference: fp32 | bf16 | fp16 (CUDA)
   // [network]
   int channels = 16;
   int blocks = 2;
@@ -48,6 +49,7 @@ struct RunConfig {
   int log_every = 10;
   std::string reward = "result";  // result | eval | mix
   double reward_mix = 0.5;
+  std::string train_precision = "fp32";  // fp32 | bf16 (autocast)
   // [gating]
   int gating_games = 0;  // per colour; 0 = no match
   double gating_temperature = 0.5;

@@ -70,9 +70,9 @@ struct Hasher {
 // Over everything a checkpoint restores: the architecture, counters, RNG words, weights and
 // buffers in registration order, and the optimizer's archive.
 uint64_t content_hash(const PolicyValueNetImpl& net, const TrainingState& state,
-                      const std::string& optimizer_state) {
+                      const std::string& optimizer_state, int64_t version) {
   Hasher h;
-  h.word(uint64_t(kCheckpointFormatVersion));
+  h.word(uint64_t(version));
   h.word(uint64_t(net.config().channels));
   h.word(uint64_t(net.config().blocks));
   h.word(state.train_step);
@@ -89,6 +89,87 @@ std::string archive_bytes(torch::serialize::OutputArchive& archive) {
   std::ostringstream out;
   archive.save_to(out);
   return std::move(out).str();
+}
+
+// The key LibTorch's optimizers file a parameter's state under.
+std::string state_key(const torch::Tensor& p) {
+  return c10::guts::to_string(p.unsafeGetTensorImpl());
+}
+
+// Adam's state in parameter order (format 2). LibTorch's own Adam::save keys the state by the
+// parameters' addresses, so its bytes differ from run to run; this archive does not, and the
+// same training gives the same checkpoint file, byte for byte.
+std::string adam_state_bytes(const torch::optim::Adam& optimizer) {
+  torch::serialize::OutputArchive a;
+  const auto& groups = optimizer.param_groups();
+  a.write("groups", words_tensor({uint64_t(groups.size())}));
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const std::string g = "g" + std::to_string(i) + "_";
+    const auto& o = static_cast<const torch::optim::AdamOptions&>(groups[i].options());
+    a.write(g + "options", torch::tensor({o.lr(), std::get<0>(o.betas()), std::get<1>(o.betas()),
+                                          o.eps(), o.weight_decay(), o.amsgrad() ? 1.0 : 0.0},
+                                         torch::kDouble));
+    a.write(g + "params", words_tensor({uint64_t(groups[i].params().size())}));
+    for (size_t j = 0; j < groups[i].params().size(); ++j) {
+      const std::string k = g + "p" + std::to_string(j) + "_";
+      auto it = optimizer.state().find(state_key(groups[i].params()[j]));
+      if (it == optimizer.state().end()) continue;  // never stepped
+      const auto& st = static_cast<const torch::optim::AdamParamState&>(*it->second);
+      a.write(k + "step", words_tensor({uint64_t(st.step())}));
+      a.write(k + "exp_avg", st.exp_avg().to(torch::kCPU));
+      a.write(k + "exp_avg_sq", st.exp_avg_sq().to(torch::kCPU));
+      if (st.max_exp_avg_sq().defined())
+        a.write(k + "max_exp_avg_sq", st.max_exp_avg_sq().to(torch::kCPU));
+    }
+  }
+  return archive_bytes(a);
+}
+
+void restore_adam_state(const std::string& bytes, torch::Device device,
+                        torch::optim::Adam& optimizer) {
+  torch::serialize::InputArchive a;
+  a.load_from(bytes.data(), bytes.size(), device);
+  torch::Tensor t;
+  a.read("groups", t);
+  auto& groups = optimizer.param_groups();
+  if (uint64_t(t[0].item<int64_t>()) != groups.size())
+    throw std::runtime_error(std::to_string(t[0].item<int64_t>()) + " parameter groups saved, " +
+                             std::to_string(groups.size()) + " in the optimizer");
+  optimizer.state().clear();
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const std::string g = "g" + std::to_string(i) + "_";
+    torch::Tensor opts;
+    a.read(g + "options", opts);
+    opts = opts.to(torch::kCPU);
+    auto options = std::make_unique<torch::optim::AdamOptions>(opts[0].item<double>());
+    options->betas({opts[1].item<double>(), opts[2].item<double>()})
+        .eps(opts[3].item<double>())
+        .weight_decay(opts[4].item<double>())
+        .amsgrad(opts[5].item<double>() != 0);
+    groups[i].set_options(std::move(options));
+    a.read(g + "params", t);
+    if (uint64_t(t[0].item<int64_t>()) != groups[i].params().size())
+      throw std::runtime_error("group " + std::to_string(i) + ": " +
+                               std::to_string(t[0].item<int64_t>()) + " parameters saved, " +
+                               std::to_string(groups[i].params().size()) + " in the optimizer");
+    for (size_t j = 0; j < groups[i].params().size(); ++j) {
+      const std::string k = g + "p" + std::to_string(j) + "_";
+      const torch::Tensor& p = groups[i].params()[j];
+      torch::Tensor step;
+      if (!a.try_read(k + "step", step)) continue;  // never stepped
+      auto st = std::make_unique<torch::optim::AdamParamState>();
+      st->step(step.to(torch::kCPU)[0].item<int64_t>());
+      torch::Tensor m, v, vmax;
+      a.read(k + "exp_avg", m);
+      a.read(k + "exp_avg_sq", v);
+      if (m.sizes() != p.sizes() || v.sizes() != p.sizes())
+        throw std::runtime_error("parameter " + std::to_string(j) + " has another shape");
+      st->exp_avg(m.to(p.device()));
+      st->exp_avg_sq(v.to(p.device()));
+      if (a.try_read(k + "max_exp_avg_sq", vmax)) st->max_exp_avg_sq(vmax.to(p.device()));
+      optimizer.state()[state_key(p)] = std::move(st);
+    }
+  }
 }
 
 int64_t read_int(const std::string& path, torch::serialize::InputArchive& in,
@@ -138,9 +219,7 @@ void save_checkpoint(const std::string& path, const PolicyValueNetImpl& net,
   try {
     std::string optimizer_state;
     if (optimizer) {
-      torch::serialize::OutputArchive opt;
-      optimizer->save(opt);
-      optimizer_state = archive_bytes(opt);
+      optimizer_state = adam_state_bytes(*optimizer);
     }
     torch::serialize::OutputArchive out;
     out.write(kTagKey, c10::IValue(std::string(kTag)));
@@ -156,7 +235,8 @@ void save_checkpoint(const std::string& path, const PolicyValueNetImpl& net,
       weights.write(archive_key(b.key()), b.value().to(torch::kCPU), /*is_buffer=*/true);
     out.write("weights", weights);
     out.write("optimizer", bytes_tensor(optimizer_state));
-    out.write("content_hash", words_tensor({content_hash(net, state, optimizer_state)}));
+    out.write("content_hash",
+              words_tensor({content_hash(net, state, optimizer_state, kCheckpointFormatVersion)}));
     bytes = archive_bytes(out);
   } catch (const std::exception& e) {
     fail(path, "cannot serialise: " + torch_message(e));
@@ -217,7 +297,7 @@ Checkpoint load_checkpoint(const std::string& path, torch::Device device) {
 
     c.net = PolicyValueNet(c.config);
     read_weights(path, in, *c.net);
-    if (content_hash(*c.net, c.state, c.optimizer_state) != c.content_hash)
+    if (content_hash(*c.net, c.state, c.optimizer_state, version) != c.content_hash)
       fail(path, "content hash mismatch: the file is damaged");
     c.net->to(device);
   } catch (const CheckpointError&) {
@@ -231,20 +311,7 @@ Checkpoint load_checkpoint(const std::string& path, torch::Device device) {
 void Checkpoint::restore_optimizer(torch::optim::Adam& optimizer) const {
   if (optimizer_state.empty()) fail(path, "saved without optimizer state");
   try {
-    torch::serialize::InputArchive in;
-    in.load_from(optimizer_state.data(), optimizer_state.size(), net->device());
-    optimizer.load(in);
-    // LibTorch 1.13 reads the saved options but keeps the optimizer's own; restore them too.
-    torch::serialize::InputArchive groups;
-    in.read("param_groups", groups);
-    for (size_t i = 0; i < optimizer.param_groups().size(); ++i) {
-      torch::serialize::InputArchive group, options_archive;
-      groups.read("param_groups/" + std::to_string(i), group);
-      group.read("options", options_archive);
-      auto options = std::make_unique<torch::optim::AdamOptions>(0);
-      options->serialize(options_archive);
-      optimizer.param_groups()[i].set_options(std::move(options));
-    }
+    restore_adam_state(optimizer_state, net->device(), optimizer);
   } catch (const std::exception& e) {
     fail(path, "optimizer state does not fit this optimizer: " + torch_message(e));
   }

@@ -14,7 +14,9 @@
 
 namespace fuseki::net {
 
-constexpr int kCheckpointFormatVersion = 1;
+// 2: the optimizer state in parameter order, so identical training gives identical files
+// (1 held LibTorch's own Adam archive, keyed by memory addresses; no longer read).
+constexpr int kCheckpointFormatVersion = 2;
 
 // Every failure to read or write a checkpoint; the message names the file and what is wrong.
 struct CheckpointError : std::runtime_error {
@@ -48,7 +50,7 @@ struct Checkpoint {
   void restore_optimizer(torch::optim::Adam& optimizer) const;
 
   std::string path;
-  std::string optimizer_state;  // the optimizer's own torch archive, as bytes
+  std::string optimizer_state;  // the optimizer's state archive, as bytes
 };
 
 // Reads and checks a checkpoint; any wrong, truncated, damaged or foreign file throws

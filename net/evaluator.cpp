@@ -12,6 +12,7 @@ namespace fuseki::net {
 
 struct Evaluator::Impl {
   torch::Device device;
+  torch::ScalarType dtype;
   int threads;
   int chunk;
   InferenceNet net;
@@ -19,9 +20,10 @@ struct Evaluator::Impl {
 
   Impl(const PolicyValueNetImpl& source, const EvaluatorOptions& options)
       : device(select_device(options.device)),
+        dtype(select_precision(options.precision, device)),
         threads(options.threads),
         chunk(options.cpu_chunk),
-        net(source, device) {
+        net(source, device, dtype) {
     if (threads < 0) throw std::invalid_argument("evaluator: threads must be >= 0");
     if (chunk < 0) throw std::invalid_argument("evaluator: cpu_chunk must be >= 0");
     if (!device.is_cpu()) chunk = 0;
@@ -54,7 +56,7 @@ void Evaluator::set_weights(const PolicyValueNetImpl& net) {
   if (!(net.config() == impl_->net.config()))
     throw std::invalid_argument("evaluator: new weights are " + describe(net.config()) +
                                 ", this evaluator runs " + describe(impl_->net.config()));
-  impl_->net = InferenceNet(net, impl_->device);
+  impl_->net = InferenceNet(net, impl_->device, impl_->dtype);
 }
 
 void Evaluator::evaluate(const EncodedBatch& batch, float* policy, float* values) {

@@ -25,6 +25,7 @@ struct EvaluatorOptions {
   std::string device = "cpu";  // cpu, cuda, cuda:N, auto (see select_device)
   int threads = 0;             // torch intra-op threads for the forward pass; 0 = torch's default
   int cpu_chunk = 64;          // on CPU, forward passes of at most this many positions; 0 = all
+  std::string precision = "fp32";  // fp32, bf16, fp16 (CUDA only): see select_precision
 };
 
 struct Evaluation {

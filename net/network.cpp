@@ -65,7 +65,8 @@ std::tuple<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch
 torch::Device PolicyValueNetImpl::device() const { return stem_conv->weight.device(); }
 
 InferenceNet::Conv InferenceNet::fold(const torch::nn::Conv2d& conv,
-                                      const torch::nn::BatchNorm2d& bn, torch::Device device) {
+                                      const torch::nn::BatchNorm2d& bn, torch::Device device,
+                                      torch::ScalarType dtype) {
   torch::NoGradGuard no_grad;
   // BN(conv(x)) = scale * (W x + b - mean) + beta, scale = gamma / sqrt(var + eps).
   torch::Tensor weight = conv->weight.detach().to(torch::kCPU);
@@ -77,30 +78,32 @@ InferenceNet::Conv InferenceNet::fold(const torch::nn::Conv2d& conv,
     weight = weight * scale.reshape({-1, 1, 1, 1});
     bias = (bias - bn->running_mean.to(torch::kCPU)) * scale + bn->bias.detach().to(torch::kCPU);
   }
-  return {weight.contiguous().to(device), bias.contiguous().to(device),
+  return {weight.contiguous().to(device, dtype), bias.contiguous().to(device, dtype),
           (*conv->options.kernel_size())[0] / 2};
 }
 
-InferenceNet::InferenceNet(const PolicyValueNetImpl& net, torch::Device device)
-    : config_(net.config()) {
-  stem_ = fold(net.stem_conv, net.stem_bn, device);
+InferenceNet::InferenceNet(const PolicyValueNetImpl& net, torch::Device device,
+                           torch::ScalarType dtype)
+    : config_(net.config()), dtype_(dtype) {
+  stem_ = fold(net.stem_conv, net.stem_bn, device, dtype);
   for (size_t i = 0; i < net.blocks->size(); ++i) {
     const auto block = net.blocks->ptr<ResidualBlockImpl>(i);
-    trunk_.push_back(fold(block->conv1, block->bn1, device));
-    trunk_.push_back(fold(block->conv2, block->bn2, device));
+    trunk_.push_back(fold(block->conv1, block->bn1, device, dtype));
+    trunk_.push_back(fold(block->conv2, block->bn2, device, dtype));
   }
-  policy_ = fold(net.policy_conv, nullptr, device);
-  value_ = fold(net.value_conv, net.value_bn, device);
-  fc1_weight_ = net.value_fc1->weight.detach().to(device);
-  fc1_bias_ = net.value_fc1->bias.detach().to(device);
-  fc2_weight_ = net.value_fc2->weight.detach().to(device);
-  fc2_bias_ = net.value_fc2->bias.detach().to(device);
+  policy_ = fold(net.policy_conv, nullptr, device, dtype);
+  value_ = fold(net.value_conv, net.value_bn, device, dtype);
+  fc1_weight_ = net.value_fc1->weight.detach().to(device, dtype);
+  fc1_bias_ = net.value_fc1->bias.detach().to(device, dtype);
+  fc2_weight_ = net.value_fc2->weight.detach().to(device, dtype);
+  fc2_bias_ = net.value_fc2->bias.detach().to(device, dtype);
 }
 
-std::tuple<torch::Tensor, torch::Tensor> InferenceNet::forward(const torch::Tensor& x) const {
+std::tuple<torch::Tensor, torch::Tensor> InferenceNet::forward(const torch::Tensor& input) const {
   auto conv = [](const torch::Tensor& in, const Conv& c) {
     return torch::conv2d(in, c.weight, c.bias, 1, c.padding);
   };
+  const torch::Tensor x = input.scalar_type() == dtype_ ? input : input.to(dtype_);
   torch::Tensor h = conv(x, stem_).relu_();
   for (size_t i = 0; i < trunk_.size(); i += 2) {
     torch::Tensor y = conv(h, trunk_[i]).relu_();
@@ -111,7 +114,19 @@ std::tuple<torch::Tensor, torch::Tensor> InferenceNet::forward(const torch::Tens
   torch::Tensor v = conv(h, value_).relu_().flatten(1);
   v = torch::linear(v, fc1_weight_, fc1_bias_).relu_();
   v = torch::linear(v, fc2_weight_, fc2_bias_).tanh_().squeeze(1);
+  if (dtype_ != torch::kFloat32) return {p.to(torch::kFloat32), v.to(torch::kFloat32)};
   return {p, v};
+}
+
+torch::ScalarType select_precision(const std::string& name, torch::Device device) {
+  if (name == "fp32") return torch::kFloat32;
+  if (name == "bf16") return torch::kBFloat16;
+  if (name == "fp16") {
+    if (device.is_cpu())
+      throw std::runtime_error("precision 'fp16' needs a CUDA device; on CPU use bf16 or fp32");
+    return torch::kFloat16;
+  }
+  throw std::runtime_error("unknown precision '" + name + "' (expected fp32, bf16 or fp16)");
 }
 
 torch::Tensor masked_log_softmax(const torch::Tensor& logits, const torch::Tensor& mask) {

@@ -59,7 +59,10 @@ TORCH_MODULE(PolicyValueNet);
 // in eval mode (to float rounding, ~1e-6); built on `device`, never trained.
 class InferenceNet {
  public:
-  InferenceNet(const PolicyValueNetImpl& net, torch::Device device);
+  // dtype: the precision of the weights and activations (kFloat32, kBFloat16, or kFloat16 on
+  // CUDA); inputs are cast to it and outputs come back as float32.
+  InferenceNet(const PolicyValueNetImpl& net, torch::Device device,
+               torch::ScalarType dtype = torch::kFloat32);
   std::tuple<torch::Tensor, torch::Tensor> forward(const torch::Tensor& x) const;
   const NetConfig& config() const { return config_; }
 
@@ -69,8 +72,9 @@ class InferenceNet {
     int64_t padding;
   };
   static Conv fold(const torch::nn::Conv2d& conv, const torch::nn::BatchNorm2d& bn,
-                   torch::Device device);
+                   torch::Device device, torch::ScalarType dtype);
   NetConfig config_;
+  torch::ScalarType dtype_;
   Conv stem_;
   std::vector<Conv> trunk_;  // two per residual block
   Conv policy_, value_;
@@ -89,6 +93,8 @@ torch::Tensor policy_cross_entropy(const torch::Tensor& logits, const torch::Ten
 
 // "cpu"; "cuda" or "cuda:N" when torch::cuda::is_available(); "auto" = cuda if available, else cpu.
 // Anything else, or CUDA asked for where there is none, throws std::runtime_error.
+// "fp32", "bf16" or "fp16" (fp16 on CUDA only); throws naming the bad value.
+torch::ScalarType select_precision(const std::string& name, torch::Device device);
 torch::Device select_device(const std::string& name);
 
 // The planes and masks of an EncodedBatch as tensors on `device`: [N, kInputPlanes, 9, 9] float

@@ -8,6 +8,7 @@ packages=(
   libtorch-dev libopenblas0-openmp libeigen3-dev libhdf5-dev libcli11-dev libgtest-dev
   nlohmann-json3-dev libtomlplusplus-dev
   fairy-stockfish gpsshogi python3-h5py
+  slurmctld slurmd slurm-client munge
 )
 
 missing=()
@@ -19,6 +20,13 @@ if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  # Debian's postinst scripts start services (munge, slurmd) with invoke-rc.d; the tests run
+  # their own private daemons, so keep the system ones from starting while installing.
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+    $SUDO chmod 755 /usr/sbin/policy-rc.d
+    trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 else

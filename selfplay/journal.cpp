@@ -94,6 +94,16 @@ std::vector<std::string> list_shards(const std::string& dir) {
   return out;
 }
 
+uint64_t games_in_shards(const std::string& dir) {
+  uint64_t games = 0;
+  for (const std::string& path : list_shards(dir)) {
+    std::smatch m;
+    std::string name = fs::path(path).filename().string();
+    if (std::regex_match(name, m, kShardName)) games += std::stoull(m[3]);
+  }
+  return games;
+}
+
 ShardWriter::ShardWriter(std::string dir, int worker, int shard_games,
                          std::map<std::string, std::string> attributes)
     : dir_(std::move(dir)),

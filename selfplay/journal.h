@@ -62,5 +62,7 @@ class ShardWriter {
 
 // Every shard file of a run directory (any worker), oldest game first within each worker.
 std::vector<std::string> list_shards(const std::string& dir);
+// Games in the finished shards of `dir` (any worker), read from the shard names alone.
+uint64_t games_in_shards(const std::string& dir);
 
 }  // namespace fuseki

@@ -41,14 +41,16 @@ double sente_score(net::Evaluator& eval, uint64_t seed, int games) {
 
 }  // namespace
 
-TEST(Training, PolicyLearnsAPlacementThatWins) {
+// Trains with the forward passes (training and self-play) in `precision`.
+void policy_learns(const std::string& precision) {
   TrainOptions o;
   o.batch_size = 256;
   o.learning_rate = 3e-3;
   o.entropy_weight = 0.0;
   o.threads = 1;
+  o.precision = precision;
   Trainer trainer({16, 1}, o, 7);
-  net::Evaluator eval(trainer.network(), {"cpu", 1});
+  net::Evaluator eval(trainer.network(), {"cpu", 1, 64, precision});
   double before = sente_score(eval, 1000, 256);
 
   TrainingWindow window;
@@ -60,10 +62,26 @@ TEST(Training, PolicyLearnsAPlacementThatWins) {
   }
   eval.set_weights(trainer.network());
   double after = sente_score(eval, 1000, 256);
-  std::printf("[ learn    ] Sente score with the rook rule: untrained %.3f, trained %.3f\n", before,
-              after);
+  std::printf("[ learn    ] %s: Sente score with the rook rule: untrained %.3f, trained %.3f\n",
+              precision.c_str(), before, after);
   EXPECT_LT(before, 0.5);
   EXPECT_GT(after, before + 0.25);
+}
+
+TEST(Training, PolicyLearnsAPlacementThatWins) { policy_learns("fp32"); }
+
+// Mixed precision (bf16 autocast in training, bf16 inference) learns the same rule.
+TEST(Training, PolicyLearnsInBfloat16) { policy_learns("bf16"); }
+
+TEST(Training, UnknownPrecisionIsRefused) {
+  TrainOptions o;
+  o.precision = "fp16";
+  try {
+    Trainer trainer({8, 1}, o, 1);
+    FAIL() << "fp16 training accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("fp16"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Training, ANetworkFromOldRulesPlaysOnlyLegalDropsUnderNihikyo) {

@@ -1,11 +1,45 @@
 #include "train/trainer.h"
 
+#include <ATen/autocast_mode.h>
+
 #include <cmath>
 
 #include "net/checkpoint.h"
 #include "net/network.h"
 
 namespace fuseki {
+
+namespace {
+
+// Autocast to bfloat16 for the forward pass while alive (nothing for fp32).
+class AutocastScope {
+ public:
+  AutocastScope(bool on, torch::Device device) : on_(on), cuda_(device.is_cuda()) {
+    if (!on_) return;
+    if (cuda_) {
+      at::autocast::set_autocast_gpu_dtype(torch::kBFloat16);
+      at::autocast::set_enabled(true);
+    } else {
+      at::autocast::set_autocast_cpu_dtype(torch::kBFloat16);
+      at::autocast::set_cpu_enabled(true);
+    }
+  }
+  ~AutocastScope() {
+    if (!on_) return;
+    if (cuda_)
+      at::autocast::set_enabled(false);
+    else
+      at::autocast::set_cpu_enabled(false);
+    at::autocast::clear_cache();
+  }
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  bool on_, cuda_;
+};
+
+}  // namespace
 
 struct Trainer::Impl {
   net::NetConfig config;
@@ -23,6 +57,9 @@ Trainer::Trainer(const net::NetConfig& config, const TrainOptions& options, uint
   Impl& m = *impl_;
   m.options = options;
   m.device = net::select_device(options.device);
+  if (options.precision != "fp32" && options.precision != "bf16")
+    throw std::runtime_error("train precision '" + options.precision +
+                             "': expected fp32 or bf16 (fp16 would need loss scaling)");
   if (options.threads > 0) torch::set_num_threads(options.threads);
   auto adam_options =
       torch::optim::AdamOptions(options.learning_rate).weight_decay(options.weight_decay);
@@ -60,7 +97,13 @@ StepMetrics Trainer::step(const TrainingWindow& window) {
   torch::Tensor reward =
       torch::from_blob(b.rewards.data(), {n}, torch::kFloat32).clone().to(m.device);
 
-  auto [logits, value] = m.net->forward(x);
+  torch::Tensor logits, value;
+  {
+    AutocastScope autocast(m.options.precision == "bf16", m.device);
+    std::tie(logits, value) = m.net->forward(x);
+  }
+  logits = logits.to(torch::kFloat32);  // the losses in float32 whatever the forward's precision
+  value = value.to(torch::kFloat32);
   torch::Tensor logp = net::masked_log_softmax(logits, mask);
   torch::Tensor logp_a = logp.gather(1, actions).squeeze(1);
   torch::Tensor advantage = reward - value.detach();

@@ -25,6 +25,9 @@ struct TrainOptions {
   double entropy_weight = 0.01;
   std::string device = "cpu";
   int threads = 0;  // torch intra-op threads; 0 = torch's default
+  // fp32, or bf16: the forward pass under autocast to bfloat16 (weights, optimizer state and
+  // losses stay float32; no loss scaling is needed, so fp16 is not offered).
+  std::string precision = "fp32";
 };
 
 struct StepMetrics {

@@ -1,0 +1,551 @@
+#include "cli/run_steps.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "eval/chart.h"
+#include "eval/stats.h"
+#include "net/atomic_file.h"
+#include "net/checkpoint.h"
+#include "net/evaluator.h"
+#include "selfplay/generator.h"
+#include "selfplay/journal.h"
+#include "train/trainer.h"
+
+namespace fuseki::cli {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string gen_name(int g) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "gen-%04d", g);
+  return buf;
+}
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+Progress::Progress(std::string what, uint64_t total)
+    : what_(std::move(what)), total_(total), start_(now_seconds()) {}
+
+void Progress::report(uint64_t done, const std::string& extra, bool force) {
+  std::lock_guard<std::mutex> lock(mu_);
+  double t = now_seconds() - start_;
+  if (!force && t - last_ < 2.0) return;
+  last_ = t;
+  double rate = done / std::max(t, 1e-9);
+  std::fprintf(stderr, "%s: %llu/%llu, %.2f/s, %s, ETA %.0f s\n", what_.c_str(),
+               (unsigned long long)done, (unsigned long long)total_, rate, extra.c_str(),
+               rate > 0 && total_ > done ? double(total_ - done) / rate : 0.0);
+}
+
+void append_line(const fs::path& p, const std::string& line) {
+  fs::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::app);
+  out << line << "\n";
+  if (!out) throw std::runtime_error(p.string() + ": cannot append");
+}
+
+FileLock::FileLock(const fs::path& path, const std::string& what) {
+  fs::create_directories(path.parent_path());
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error(path.string() + ": cannot open the lock file");
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd_);
+    fd_ = -1;
+    throw std::runtime_error(what + " is already running (" + path.string() +
+                             " is locked by another process)");
+  }
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+}
+
+namespace {
+
+// Settings that change where and how fast a run computes, not what it computes.
+const std::set<std::string> kResourceKeys = {"run.device", "run.generations",
+                                             "selfplay.playout_threads",
+                                             "selfplay.inference_threads", "train.threads"};
+
+RunConfig without_resources(RunConfig c) {
+  RunConfig d;
+  c.device = d.device;
+  c.generations = d.generations;
+  c.playout_threads = d.playout_threads;
+  c.inference_threads = d.inference_threads;
+  c.train_threads = d.train_threads;
+  return c;
+}
+
+// The first line where two TOML texts differ, for an error message.
+std::string first_difference(const std::string& a, const std::string& b) {
+  std::istringstream x(a), y(b);
+  std::string l, m;
+  while (true) {
+    bool more_x = bool(std::getline(x, l)), more_y = bool(std::getline(y, m));
+    if (!more_x && !more_y) return "";
+    if (!more_x) l = "(nothing)";
+    if (!more_y) m = "(nothing)";
+    if (l != m) return "'" + l + "' here, '" + m + "' asked";
+  }
+}
+
+std::string hex64(uint64_t h) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "%016" PRIx64, h);
+  return buf;
+}
+
+std::string file_hash(const fs::path& p) {
+  std::string bytes = net::read_file(p.string());
+  return hex64(net::fnv1a64(bytes.data(), bytes.size()));
+}
+
+Publication read_publication(const fs::path& p, const RunPaths& paths) {
+  json j;
+  try {
+    j = json::parse(net::read_file(p.string()));
+    Publication pub;
+    pub.generation = j.at("generation").get<int>();
+    pub.name = j.at("name").get<std::string>();
+    pub.file = (paths.models() / j.at("file").get<std::string>()).string();
+    pub.hash = j.at("hash").get<std::string>();
+    return pub;
+  } catch (const json::exception& e) {
+    throw std::runtime_error(p.string() + ": not a network publication (" + e.what() + ")");
+  }
+}
+
+SelfPlayOptions selfplay_options(const RunConfig& c, int generation, const KingPairTable* table) {
+  SelfPlayOptions o;
+  o.rules = *parse_rule_set(c.rules);
+  o.seed = Rng::derive(c.seed, 1000 + uint64_t(generation));  // each generation its own games
+  o.batch = c.batch;
+  o.temperature = c.temperature;
+  o.kings = *parse_king_source(c.kings);
+  o.table = table;
+  o.king_band = c.king_band;
+  o.playout = c.playout;
+  o.playout_threads = c.playout_threads;
+  o.max_moves = c.max_moves;
+  o.eval_nodes = uint64_t(c.eval_nodes);
+  o.eval_scale = c.eval_scale;
+  o.play_out = c.play_out;
+  return o;
+}
+
+}  // namespace
+
+void init_run(const RunConfig& c) {
+  RunPaths paths{c.dir};
+  fs::create_directories(paths.models());
+  FileLock lock(paths.models() / "init.lock", "another init of " + c.dir);
+  if (fs::exists(paths.config())) {
+    RunConfig before = load_run_config(paths.config().string(), {"run.dir=" + c.dir});
+    std::string here = to_toml(without_resources(before)), asked = to_toml(without_resources(c));
+    if (here != asked)
+      throw std::runtime_error(paths.config().string() +
+                               ": this directory holds a run with other settings (" +
+                               first_difference(here, asked) + "); use another --dir");
+  }
+  net::write_file_atomically(paths.config().string(), to_toml(c));
+  if (!fs::exists(paths.checkpoint(0))) {
+    TrainOptions o;
+    o.device = c.device;
+    Trainer init({c.channels, c.blocks}, o, c.seed, c.init_from);
+    init.save(paths.checkpoint(0).string(), 0);
+  }
+  if (!fs::exists(paths.publication(0))) publish(paths, 0);
+}
+
+RunConfig load_run(const std::string& dir, const std::vector<std::string>& overrides) {
+  RunPaths paths{dir};
+  if (!fs::exists(paths.config()))
+    throw std::runtime_error(dir + ": no run here (no config.toml); start one with fusekilab init");
+  for (const std::string& o : overrides) {
+    std::string key = o.substr(0, o.find('='));
+    if (!kResourceKeys.count(key))
+      throw std::runtime_error("--set " + o + ": a run's settings are fixed by its config.toml; " +
+                               "only run.device, run.generations and the thread counts " +
+                               "(selfplay.playout_threads, selfplay.inference_threads, " +
+                               "train.threads) may be set here");
+  }
+  std::vector<std::string> all = overrides;
+  all.push_back("run.dir=" + dir);
+  return load_run_config(paths.config().string(), all);
+}
+
+Publication publish(const RunPaths& paths, int g) {
+  Publication pub;
+  pub.generation = g;
+  pub.name = gen_name(g);
+  pub.file = paths.checkpoint(g).string();
+  pub.hash = file_hash(paths.checkpoint(g));
+  std::string text = json{{"generation", g},
+                          {"name", pub.name},
+                          {"file", paths.checkpoint(g).filename().string()},
+                          {"hash", pub.hash}}
+                         .dump() +
+                     "\n";
+  net::write_file_atomically(paths.publication(g).string(), text);
+  std::optional<Publication> newest = newest_publication(paths);
+  if (!newest || newest->generation <= g) net::write_file_atomically(paths.latest().string(), text);
+  return pub;
+}
+
+std::optional<Publication> newest_publication(const RunPaths& paths) {
+  if (!fs::exists(paths.latest())) return std::nullopt;
+  return read_publication(paths.latest(), paths);
+}
+
+Publication checked_publication(const RunPaths& paths, int g) {
+  if (!fs::exists(paths.publication(g))) {
+    std::optional<Publication> newest = newest_publication(paths);
+    throw std::runtime_error(gen_name(g) + " is not published in " + paths.root.string() +
+                             " (newest: " + (newest ? newest->name : std::string("none")) + ")");
+  }
+  Publication pub = read_publication(paths.publication(g), paths);
+  std::string now = file_hash(pub.file);
+  if (now != pub.hash)
+    throw std::runtime_error(pub.file + ": its hash " + now + " is not the published " + pub.hash +
+                             " (the file changed after publication)");
+  return pub;
+}
+
+uint64_t worker_games(int games, int w, int n) {
+  return uint64_t(games / n + (w < games % n ? 1 : 0));
+}
+
+void run_selfplay(const RunConfig& c, const RunPaths& paths, int g, const KingPairTable* table,
+                  const std::vector<int>& worker_ids, int workers) {
+  fs::path dir = paths.selfplay(g);
+  fs::create_directories(dir);
+  Publication pub = checked_publication(paths, g);
+  // The split of the generation's games over workers is fixed by the first worker to start.
+  {
+    fs::path count_file = dir / "workers";
+    if (!fs::exists(count_file))
+      net::write_file_atomically(count_file.string(), std::to_string(workers) + "\n");
+    int before = std::atoi(net::read_file(count_file.string()).c_str());
+    if (before != workers)
+      throw std::runtime_error(dir.string() + ": this generation's games are split over " +
+                               std::to_string(before) + " workers, not " + std::to_string(workers));
+  }
+  std::vector<std::unique_ptr<FileLock>> locks;
+  for (int w : worker_ids) {
+    if (w < 0 || w >= workers)
+      throw std::runtime_error("worker " + std::to_string(w) + " of " + std::to_string(workers) +
+                               ": expected 0 <= id < count");
+    locks.push_back(
+        std::make_unique<FileLock>(dir / ("w" + std::to_string(w) + ".lock"),
+                                   "worker " + std::to_string(w) + " of " + gen_name(g)));
+  }
+  uint64_t total = 0;
+  for (int w : worker_ids) total += worker_games(c.games, w, workers);
+  std::atomic<uint64_t> done{0}, decisions{0}, passes{0}, positions{0};
+  uint64_t already = 0;
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> errors(worker_ids.size());
+  Progress progress("selfplay " + gen_name(g), total);
+  double started = now_seconds();
+  for (size_t k = 0; k < worker_ids.size(); ++k) {
+    int w = worker_ids[k];
+    uint64_t target = worker_games(c.games, w, workers);
+    std::map<std::string, std::string> attrs = {{"rules", c.rules},
+                                                {"run_seed", std::to_string(c.seed)},
+                                                {"generation", std::to_string(g)},
+                                                {"network", pub.name + ".ckpt"},
+                                                {"network_hash", pub.hash},
+                                                {"workers", std::to_string(workers)},
+                                                {"playout", c.playout},
+                                                {"kings", c.kings}};
+    auto writer = std::make_shared<ShardWriter>(dir.string(), w, c.shard_games, attrs);
+    uint64_t start = std::min(writer->next_index(), target);
+    already += start;
+    done += start;
+    threads.emplace_back([&, k, w, target, start, writer] {
+      try {
+        net::EvaluatorOptions eo;
+        eo.device = c.device;
+        eo.threads = c.inference_threads;
+        eo.precision = c.precision;
+        net::Evaluator evaluator = net::Evaluator::from_checkpoint(pub.file, eo);
+        SelfPlayOptions o = selfplay_options(c, g, table);
+        o.worker = w;
+        SelfPlayGenerator gen(evaluator, o);
+        uint64_t last_dec = 0, last_pass = 0, last_pos = 0;
+        gen.play(start, target - start, [&](PlayedGame&& game) {
+          writer->add(game);
+          const SelfPlayStats& st = gen.stats();
+          decisions += st.decisions - last_dec;
+          passes += st.forward_passes - last_pass;
+          positions += st.batch_positions - last_pos;
+          last_dec = st.decisions;
+          last_pass = st.forward_passes;
+          last_pos = st.batch_positions;
+          uint64_t d = ++done;
+          char extra[160];
+          double secs = std::max(now_seconds() - started, 1e-9);
+          std::snprintf(extra, sizeof(extra), "%.0f decisions/s, batch fill %.0f%%",
+                        double(decisions.load()) / secs,
+                        passes ? 100.0 * double(positions) / double(passes) / c.batch : 0.0);
+          progress.report(d - already, extra);
+        });
+        writer->flush();
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+std::vector<GameRow> generation_games(const RunPaths& paths, int g) {
+  std::vector<GameRow> rows;
+  for (const std::string& shard : list_shards(paths.selfplay(g).string())) {
+    Shard s = read_shard(shard);
+    rows.insert(rows.end(), s.games.begin(), s.games.end());
+  }
+  return rows;
+}
+
+nlohmann::json run_training(const RunConfig& c, const RunPaths& paths, int g) {
+  TrainOptions o;
+  o.batch_size = c.batch_size;
+  o.learning_rate = c.learning_rate;
+  o.weight_decay = c.weight_decay;
+  o.value_weight = c.value_weight;
+  o.entropy_weight = c.entropy_weight;
+  o.device = c.device;
+  o.threads = c.train_threads;
+  o.precision = c.train_precision;
+  fs::path start = fs::exists(paths.partial(g + 1)) ? paths.partial(g + 1) : paths.checkpoint(g);
+  Trainer trainer({c.channels, c.blocks}, o, c.seed, start.string());
+  uint64_t first_step = uint64_t(g) * uint64_t(c.steps);
+  uint64_t target = first_step + uint64_t(c.steps);
+  std::vector<std::string> shards;
+  for (int k = 0; k <= g; ++k)
+    for (const std::string& s : list_shards(paths.selfplay(k).string())) shards.push_back(s);
+  RewardMode mode = c.reward == "eval"  ? RewardMode::Eval
+                    : c.reward == "mix" ? RewardMode::Mix
+                                        : RewardMode::Result;
+  TrainingWindow window(mode, c.reward_mix);
+  window.load(shards, c.window_games);
+  Progress progress("train " + gen_name(g + 1), target - std::min(trainer.steps(), target));
+  json last;
+  uint64_t begun = trainer.steps();
+  while (trainer.steps() < target && window.decisions() > 0) {
+    StepMetrics m = trainer.step(window);
+    if (m.step % uint64_t(c.log_every) == 0 || m.step == target) {
+      last = {{"step", m.step},
+              {"generation", g + 1},
+              {"policy_loss", m.policy_loss},
+              {"value_loss", m.value_loss},
+              {"entropy", m.entropy},
+              {"mean_value", m.mean_value},
+              {"mean_reward", m.mean_reward},
+              {"value_reward_corr", m.value_reward_corr},
+              {"window_games", window.games()}};
+      append_line(paths.metrics(), last.dump());
+      char extra[96];
+      std::snprintf(extra, sizeof(extra), "policy loss %.4f, value loss %.4f, entropy %.3f",
+                    m.policy_loss, m.value_loss, m.entropy);
+      progress.report(m.step - begun, extra);
+    }
+    if (m.step % 50 == 0 && m.step < target)
+      trainer.save(paths.partial(g + 1).string(), uint64_t(g + 1));
+  }
+  trainer.save(paths.checkpoint(g + 1).string(), uint64_t(g + 1));
+  fs::remove(paths.partial(g + 1));
+  return last;
+}
+
+nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
+                             const std::string& b_path, int games_per_colour, uint64_t seed,
+                             const KingPairTable* table) {
+  net::EvaluatorOptions eo;
+  eo.device = c.device;
+  eo.threads = c.inference_threads;
+  eo.precision = c.precision;
+  // "uniform": a placer that draws uniformly among the legal drops.
+  std::unique_ptr<net::Evaluator> a_net, b_net;
+  if (a_path != "uniform")
+    a_net = std::make_unique<net::Evaluator>(net::Evaluator::from_checkpoint(a_path, eo));
+  if (b_path != "uniform")
+    b_net = std::make_unique<net::Evaluator>(net::Evaluator::from_checkpoint(b_path, eo));
+  net::Evaluator* a = a_net.get();
+  net::Evaluator* b = b_net.get();
+  SelfPlayOptions o = selfplay_options(c, 0, table);
+  o.seed = seed;
+  o.temperature = c.gating_temperature;
+  if (o.kings == KingSource::Network) o.kings = KingSource::Uniform;
+  bool by_eval = c.gating_score == "eval";
+  if (by_eval) o.play_out = false;
+  double points = 0;
+  int n = 0, played_each = 0;
+  double low = 0, high = 1;
+  bool stopped_early = false;
+  Progress progress("match", uint64_t(2 * games_per_colour));
+  while (played_each < games_per_colour) {
+    int chunk = std::min(c.batch, games_per_colour - played_each);
+    for (int side = 0; side < 2; ++side) {
+      // The same seeds in both colour orders: each king pair is played with both colours.
+      o.worker = 0;
+      SelfPlayGenerator gen(side == 0 ? a : b, side == 0 ? b : a, o);
+      gen.play(uint64_t(played_each), uint64_t(chunk), [&](PlayedGame&& game) {
+        int a_side = side;
+        if (by_eval) {
+          if (game.row.sente_eval < 0) return;
+          points += a_side == 0 ? game.row.sente_eval : 1.0 - game.row.sente_eval;
+        } else {
+          if (game.row.winner > 2) return;
+          points += game.row.winner == 2 ? 0.5 : game.row.winner == a_side ? 1.0 : 0.0;
+        }
+        ++n;
+      });
+    }
+    played_each += chunk;
+    wilson_interval(points, n, low, high);
+    char extra[96];
+    std::snprintf(extra, sizeof(extra), "score %.3f [%.3f, %.3f]", n ? points / n : 0.0, low, high);
+    progress.report(uint64_t(2 * played_each), extra, true);
+    if (low > 0.5 || high < 0.5) {
+      stopped_early = played_each < games_per_colour;
+      break;
+    }
+  }
+  return {{"games", n},
+          {"scored_by", c.gating_score},
+          {"score", n ? points / n : 0.0},
+          {"ci95", {low, high}},
+          {"stopped_early", stopped_early},
+          {"verdict", low > 0.5    ? "better"
+                      : high < 0.5 ? "worse"
+                                   : "undecided"}};
+}
+
+namespace {
+
+// A number from a metrics line; NaN (written as null) or a missing key reads as NaN.
+double number(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : std::nan("");
+}
+
+}  // namespace
+
+void write_report(const RunPaths& paths) {
+  // Training curves.
+  std::map<uint64_t, json> by_step;
+  std::ifstream in(paths.metrics());
+  for (std::string line; std::getline(in, line);) {
+    try {
+      json j = json::parse(line);
+      by_step[j.at("step").get<uint64_t>()] =
+          j;  // a resumed run may log a step twice: keep the last
+    } catch (const json::exception&) {
+    }
+  }
+  Series pl{"policy loss", {}}, vl{"value loss", {}}, en{"entropy", {}},
+      corr{"value/result corr.", {}};
+  for (auto& [step, j] : by_step) {
+    pl.points.push_back({double(step), number(j, "policy_loss")});
+    vl.points.push_back({double(step), number(j, "value_loss")});
+    en.points.push_back({double(step), number(j, "entropy")});
+    corr.points.push_back({double(step), number(j, "value_reward_corr")});
+  }
+  std::string curves = line_chart_svg("Training", "step", {pl, vl, corr});
+  std::string entropy = line_chart_svg("Policy entropy", "step", {en});
+  // Per-generation statistics.
+  Series sente{"Sente score", {}}, ruling{"ruling41 rate", {}}, stack_s{"stack rate Sente", {}},
+      stack_g{"stack rate Gote", {}}, gating{"gating score", {}};
+  std::ifstream gin(paths.generations());
+  for (std::string line; std::getline(gin, line);) {
+    try {
+      json j = json::parse(line);
+      double g = j.at("generation").get<double>();
+      const json& s = j.at("selfplay");
+      sente.points.push_back({g, number(s, "sente_score")});
+      ruling.points.push_back({g, number(s, "ruling41_rate")});
+      stack_s.points.push_back({g, number(s, "stack_rate_sente")});
+      stack_g.points.push_back({g, number(s, "stack_rate_gote")});
+      if (j.contains("gating")) gating.points.push_back({g + 1, number(j["gating"], "score")});
+    } catch (const json::exception&) {
+    }
+  }
+  std::string gens = line_chart_svg("Self-play by generation", "generation",
+                                    {sente, ruling, stack_s, stack_g, gating});
+  net::write_file_atomically((paths.root / "train" / "curves.svg").string(), curves);
+  std::string html =
+      "<!doctype html><meta charset=\"utf-8\"><title>fusekilab run</title>\n<h1>fusekilab run: " +
+      paths.root.string() + "</h1>\n" + curves + entropy + gens +
+      "<p>Files: generations.jsonl, train/metrics.jsonl, models/, selfplay/.</p>\n";
+  net::write_file_atomically((paths.root / "report.html").string(), html);
+}
+
+namespace {
+
+bool has_generation_line(const RunPaths& paths, int g) {
+  std::ifstream in(paths.generations());
+  for (std::string line; std::getline(in, line);) {
+    try {
+      if (json::parse(line).at("generation").get<int>() == g) return true;
+    } catch (const json::exception&) {
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const KingPairTable* table,
+                       double selfplay_seconds) {
+  if (fs::exists(paths.publication(g + 1))) return;  // finished before an interruption
+  GenerationStats stats = generation_stats(generation_games(paths, g));
+  double t1 = now_seconds();
+  json trained;
+  if (!fs::exists(paths.checkpoint(g + 1))) trained = run_training(c, paths, g);
+  double t2 = now_seconds();
+  if (!has_generation_line(paths, g)) {
+    json line = {{"generation", g},
+                 {"network", gen_name(g)},
+                 {"selfplay", json::parse(to_json(stats))},
+                 {"selfplay_seconds", selfplay_seconds},
+                 {"train", trained},
+                 {"train_seconds", t2 - t1}};
+    if (c.gating_games > 0) {
+      json r = network_match(c, paths.checkpoint(g + 1).string(), paths.checkpoint(g).string(),
+                             c.gating_games, Rng::derive(c.seed, 5000 + uint64_t(g)), table);
+      r["a"] = gen_name(g + 1);
+      r["b"] = gen_name(g);
+      line["gating"] = r;
+    }
+    append_line(paths.generations(), line.dump());
+  }
+  Publication pub = publish(paths, g + 1);
+  std::fprintf(stderr,
+               "%s: Sente %.3f, ruling41 %.3f, %.1f moves, stacks %.3f/%.3f; published %s (%s)\n",
+               gen_name(g).c_str(), stats.sente_score, stats.ruling41_rate, stats.mean_moves,
+               stats.stack_rate[0], stats.stack_rate[1], pub.name.c_str(), pub.hash.c_str());
+  write_report(paths);
+}
+
+}  // namespace fuseki::cli

@@ -1,0 +1,120 @@
+// The steps of a training run over a run directory, shared by the one-machine `pipeline` and the
+// stateless cluster commands (`init`, `selfplay`, `train`): the directory is the only
+// coordination. Layout (docs/cluster.md):
+//   config.toml                  the run's resolved config, written once by init
+//   models/gen-NNNN.ckpt         networks, each written atomically
+//   models/gen-NNNN.json         its publication: name, file, FNV-1a 64 of the file's bytes
+//   models/latest.json           the newest publication (same content), replaced atomically
+//   selfplay/gen-NNNN/           shards w<worker>-g<first>-n<games>.h5 (+ .records), journals,
+//                                workers (the worker count the games are split over), locks
+//   train/metrics.jsonl, generations.jsonl, report.html
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/run_config.h"
+#include "selfplay/king_table.h"
+#include "selfplay/shard.h"
+
+namespace fuseki::cli {
+
+std::string gen_name(int g);
+double now_seconds();
+
+struct RunPaths {
+  std::filesystem::path root;
+  std::filesystem::path config() const { return root / "config.toml"; }
+  std::filesystem::path models() const { return root / "models"; }
+  std::filesystem::path checkpoint(int g) const { return models() / (gen_name(g) + ".ckpt"); }
+  std::filesystem::path partial(int g) const { return models() / (gen_name(g) + ".partial.ckpt"); }
+  std::filesystem::path publication(int g) const { return models() / (gen_name(g) + ".json"); }
+  std::filesystem::path latest() const { return models() / "latest.json"; }
+  std::filesystem::path selfplay(int g) const { return root / "selfplay" / gen_name(g); }
+  std::filesystem::path metrics() const { return root / "train" / "metrics.jsonl"; }
+  std::filesystem::path generations() const { return root / "generations.jsonl"; }
+};
+
+// A published network.
+struct Publication {
+  int generation = 0;
+  std::string name;  // gen-NNNN
+  std::string file;  // path of the checkpoint
+  std::string hash;  // FNV-1a 64 of the checkpoint file's bytes, 16 hex digits
+};
+
+// Progress on stderr: done / total, rate, ETA (at most every 2 s unless forced).
+class Progress {
+ public:
+  Progress(std::string what, uint64_t total);
+  void report(uint64_t done, const std::string& extra, bool force = false);
+
+ private:
+  std::string what_;
+  uint64_t total_;
+  double start_, last_ = -10;
+  std::mutex mu_;
+};
+
+void append_line(const std::filesystem::path& p, const std::string& line);
+
+// Starts a run in c.dir: writes config.toml and generation 0 (fresh, or network.init_from) and
+// publishes it. Idempotent: a directory already holding this run is left as it is; one holding a
+// run with other settings is refused (run.generations, run.device and thread counts may differ).
+void init_run(const RunConfig& c);
+// The config of the run in `dir` (its config.toml), with resource settings from `overrides`
+// (run.device, run.generations and the thread counts only; anything else is refused).
+RunConfig load_run(const std::string& dir, const std::vector<std::string>& overrides);
+
+// Publishes gen-g (its checkpoint must exist): gen-g.json, then latest.json, both atomically.
+Publication publish(const RunPaths& paths, int g);
+// The newest publication, or none when nothing is published yet.
+std::optional<Publication> newest_publication(const RunPaths& paths);
+// The publication of gen-g; throws when gen-g is not published or its file does not match.
+Publication checked_publication(const RunPaths& paths, int g);
+
+// Games worker `w` of `n` plays in a generation of `games`.
+uint64_t worker_games(int games, int w, int n);
+// Plays the shares of `worker_ids` (of `workers` in all) of generation g's self-play, one thread
+// each, resuming what their journals and shards hold. Two processes never run one worker: each
+// holds a lock on selfplay/gen-g/w<id>.lock. The worker count of a generation is fixed by its
+// first worker (selfplay/gen-g/workers); another count is refused.
+void run_selfplay(const RunConfig& c, const RunPaths& paths, int g, const KingPairTable* table,
+                  const std::vector<int>& worker_ids, int workers);
+// Every game of generation g's finished shards.
+std::vector<GameRow> generation_games(const RunPaths& paths, int g);
+
+// Trains gen-g into gen-(g+1) (resuming a partial run exactly), without publishing it.
+nlohmann::json run_training(const RunConfig& c, const RunPaths& paths, int g);
+// After self-play of gen-g: training, publication of gen-(g+1), gating, the generations.jsonl
+// line and the report.
+void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const KingPairTable* table,
+                       double selfplay_seconds);
+
+// A match between two networks (or "uniform"), each taking both colours, early-stopped once the
+// 95 % interval of A's score excludes 50 %.
+nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
+                             const std::string& b_path, int games_per_colour, uint64_t seed,
+                             const KingPairTable* table);
+
+void write_report(const RunPaths& paths);
+
+// Holds an exclusive advisory lock (flock) on a file while alive; throws when another process
+// holds it.
+class FileLock {
+ public:
+  FileLock(const std::filesystem::path& path, const std::string& what);
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace fuseki::cli

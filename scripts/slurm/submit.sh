@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Submits fusekilab work to Slurm as ordinary jobs over a shared run directory (docs/cluster.md).
+#
+#   submit.sh generations RUN_DIR [options]
+#       Starts the run if RUN_DIR has none (fusekilab init, here), then for each generation from
+#       the newest published network up to --generations: a self-play array, and a trainer job
+#       that depends on it (afterok) and publishes the next network; the next generation's array
+#       depends on that trainer. With --table-tasks M, the final network's king-pair table is
+#       measured by an array of M tasks and merged by a dependent job.
+#   submit.sh table EVAL_DIR --tasks M [options] -- EVAL-TABLE-ARGS...
+#       The king-pair table as an array of M slices (eval table --shard i/M) and a dependent
+#       merge into EVAL_DIR/table.
+#
+# Options:
+#   --config FILE, --set KEY=VALUE   the run's config, for a new run (as fusekilab init)
+#   --generations K                  publish networks up to gen-K (default: run.generations)
+#   --selfplay-tasks N               self-play tasks per generation (default 4)
+#   --tasks M, --table-tasks M       evaluation tasks
+#   --table-args "ARGS"              eval table arguments for --table-tasks (e.g. "--first-pass 8")
+#   --cpus-per-task C                CPUs of each task (default 1; threads follow)
+#   --trainer-gpus G                 GPUs of the trainer (default 0: CPU); it trains on cuda
+#   --worker-gpus G                  GPUs of each self-play and evaluation task (default 0)
+#   --partition P, --time T, --account A   passed to every sbatch
+#   --after JOBID                    the first job waits for this one (afterok)
+#   --logs DIR                       where job output goes (default: RUN_DIR/logs or EVAL_DIR/logs)
+#   --dry-run                        print the sbatch commands instead of running them
+#
+# Prints one line per job: NAME=JOBID (selfplay-G, train-G, eval, merge).
+# The fusekilab binary is $FUSEKILAB (default: the one on PATH), resolved to an absolute path.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+die() {
+  echo "submit.sh: $*" >&2
+  exit 2
+}
+
+mode="${1:-}"
+[ "$mode" = generations ] || [ "$mode" = table ] || die "usage: submit.sh generations RUN_DIR [options] | table EVAL_DIR --tasks M [options] -- ARGS"
+dir="${2:-}"
+[ -n "$dir" ] || die "no directory given"
+shift 2
+
+config="" sets=() until="" sp_tasks=4 tasks="" table_args="" cpus=1 trainer_gpus=0 worker_gpus=0
+common=() after="" logs="" dry=""
+eval_args=()
+while (($#)); do
+  case "$1" in
+    --config) config="$2"; shift 2 ;;
+    --set) sets+=(--set "$2"); shift 2 ;;
+    --generations) until="$2"; shift 2 ;;
+    --selfplay-tasks) sp_tasks="$2"; shift 2 ;;
+    --tasks | --table-tasks) tasks="$2"; shift 2 ;;
+    --table-args) table_args="$2"; shift 2 ;;
+    --cpus-per-task) cpus="$2"; shift 2 ;;
+    --trainer-gpus) trainer_gpus="$2"; shift 2 ;;
+    --worker-gpus) worker_gpus="$2"; shift 2 ;;
+    --partition | --time | --account) common+=("$1=$2"); shift 2 ;;
+    --after) after="$2"; shift 2 ;;
+    --logs) logs="$2"; shift 2 ;;
+    --dry-run) dry=1; shift ;;
+    --) shift; eval_args=("$@"); break ;;
+    *) die "unknown option '$1'" ;;
+  esac
+done
+for n in "$sp_tasks" "$cpus" "$trainer_gpus" "$worker_gpus" ${tasks:+"$tasks"} ${until:+"$until"}; do
+  [[ "$n" =~ ^[0-9]+$ ]] || die "'$n' is not a number"
+done
+((sp_tasks >= 1)) || die "--selfplay-tasks must be at least 1"
+((cpus >= 1)) || die "--cpus-per-task must be at least 1"
+
+bin="${FUSEKILAB:-fusekilab}"
+bin=$(command -v "$bin") || die "fusekilab not found (set FUSEKILAB to the binary)"
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+export FUSEKILAB="$bin"
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+logs="${logs:-$dir/logs}"
+mkdir -p "$logs"
+
+# sbatch NAME [sbatch options] SCRIPT: prints the job id.
+submit() {
+  local name="$1"
+  shift
+  local out="$logs/%x-%j.out"
+  [[ " $* " != *" --array="* ]] || out="$logs/%x-%A_%a.out"
+  local cmd=(sbatch --parsable --job-name="fk-$name" --chdir="$dir" --cpus-per-task="$cpus"
+             --output="$out" "${common[@]}" "$@")
+  if [ -n "$dry" ]; then
+    echo "+ ${cmd[*]}" >&2
+    echo "DRY$RANDOM"
+  else
+    "${cmd[@]}" | cut -d';' -f1
+  fi
+}
+gpus() { (($1 > 0)) && echo "--gres=gpu:$1" || true; }
+dep() { [ -n "$1" ] && echo "--dependency=afterok:$1" || true; }
+
+submit_table() {  # EVAL_DIR TASKS AFTER ARGS...
+  local edir="$1" n="$2" prev="$3"
+  shift 3
+  local device=""
+  ((worker_gpus == 0)) || device=cuda
+  local array merge
+  array=$(EVAL_DIR="$edir" EVAL_ARGS="$*" DEVICE="$device" \
+    submit eval --array="0-$((n - 1))" $(gpus "$worker_gpus") $(dep "$prev") "$here/eval.sbatch")
+  echo "eval=$array"
+  merge=$(EVAL_DIR="$edir" cpus=1 submit merge $(dep "$array") "$here/merge.sbatch")
+  echo "merge=$merge"
+}
+
+if [ "$mode" = table ]; then
+  [ -n "$tasks" ] && ((tasks >= 1)) || die "table: --tasks M (at least 1) is required"
+  ((${#eval_args[@]})) || die "table: give the eval table arguments after --"
+  submit_table "$dir" "$tasks" "$after" "${eval_args[@]}"
+  exit 0
+fi
+
+# generations
+if [ ! -f "$dir/config.toml" ] || [ -n "$config" ] || ((${#sets[@]})); then
+  init=(init --dir "$dir" "${sets[@]}")
+  [ -z "$config" ] || init+=(--config "$config")
+  "$bin" "${init[@]}" >&2
+fi
+latest="$dir/models/latest.json"
+[ -f "$latest" ] || die "$latest: no published network"
+first=$(sed -n 's/.*"generation":\([0-9]*\).*/\1/p' "$latest")
+[ -n "$until" ] || until=$(sed -n 's/^generations = \([0-9]*\)$/\1/p' "$dir/config.toml")
+((first < until)) || { echo "submit.sh: gen-$first is published; nothing to do up to $until" >&2; exit 0; }
+
+prev="$after"
+sp_device="" tr_device=""
+((worker_gpus == 0)) || sp_device=cuda
+((trainer_gpus == 0)) || tr_device=cuda
+for ((g = first; g < until; ++g)); do
+  sp=$(RUN_DIR="$dir" GENERATION="$g" DEVICE="$sp_device" \
+    submit "selfplay-$g" --array="0-$((sp_tasks - 1))" $(gpus "$worker_gpus") $(dep "$prev") \
+    "$here/selfplay.sbatch")
+  echo "selfplay-$g=$sp"
+  tr=$(RUN_DIR="$dir" UNTIL="$((g + 1))" DEVICE="$tr_device" \
+    submit "train-$g" $(gpus "$trainer_gpus") $(dep "$sp") "$here/train.sbatch")
+  echo "train-$g=$tr"
+  prev="$tr"
+done
+if [ -n "$tasks" ]; then
+  rules=$(sed -n 's/^rules = "\(.*\)"$/\1/p' "$dir/config.toml")
+  read -r -a targs <<<"$table_args"
+  submit_table "$dir/table-gen-$(printf %04d "$until")" "$tasks" "$prev" \
+    --network "$dir/models/gen-$(printf %04d "$until").ckpt" --rules "$rules" "${targs[@]}"
+fi
