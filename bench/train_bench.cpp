@@ -2,7 +2,7 @@
 //
 //   build/bench/train_bench [--channels C] [--blocks B] [--batch N] [--threads T] [--steps S]
 //                           [--warmup W] [--repeats R] [--games G] [--no-trainer] [--seed S]
-//                           [--export-check DIR] [--bf16]
+//                           [--export-check DIR] [--bf16] [--device cpu|cuda[:N]]
 // --bf16: Trainer::step is also timed with bf16 autocast (TrainOptions::precision).
 //
 // 1. The network update alone, on pre-built tensors (random planes, random legal masks with the
@@ -53,6 +53,7 @@ struct Args {
   int batch = 256, threads = 1, steps = 50, warmup = 5, repeats = 3, games = 300;
   bool trainer = true, bf16 = false;
   uint64_t seed = 1;
+  std::string device = "cpu";
   std::string export_dir;
 };
 
@@ -71,6 +72,10 @@ Batch random_batch(int n) {
   b.mask = (torch::rand({n, net::kPolicySize}) < 0.3).scatter_(1, b.actions, true);
   b.reward = torch::randint(-1, 2, {n}, torch::kFloat32);
   return b;
+}
+
+Batch to_device(Batch b, torch::Device d) {
+  return {b.x.to(d), b.mask.to(d), b.actions.to(d), b.reward.to(d)};
 }
 
 Batch window_batch(const TrainBatch& tb) {
@@ -119,12 +124,15 @@ Losses update(net::PolicyValueNet& net, torch::optim::Adam& adam, const Batch& b
 // Best samples/s over `repeats` runs of `steps` calls of `step` (each handles `batch` samples),
 // after `warmup` calls; prints each run's figure.
 double best_rate(const std::function<void(int)>& step, const Args& a, const char* label) {
+  const bool cuda = net::select_device(a.device).is_cuda();
   for (int i = 0; i < a.warmup; ++i) step(i);
+  if (cuda) torch::cuda::synchronize();
   double best = 0;
   std::printf("  %-46s", label);
   for (int r = 0; r < a.repeats; ++r) {
     const double t0 = now();
     for (int i = 0; i < a.steps; ++i) step(i);
+    if (cuda) torch::cuda::synchronize();  // the GPU's queued work is part of the time
     const double rate = double(a.steps) * a.batch / (now() - t0);
     std::printf(" %9.1f", rate);
     best = std::max(best, rate);
@@ -161,10 +169,12 @@ void write_raw(const std::filesystem::path& path, const torch::Tensor& t) {
 double bench_update(const Args& a, const TrainOptions& o) {
   torch::manual_seed(a.seed);
   net::PolicyValueNet net(a.config);
+  const torch::Device device = net::select_device(a.device);
+  net->to(device);
   net->train();
   torch::optim::Adam adam(net->parameters(), adam_options(o));
   std::vector<Batch> batches;
-  for (int i = 0; i < 4; ++i) batches.push_back(random_batch(a.batch));
+  for (int i = 0; i < 4; ++i) batches.push_back(to_device(random_batch(a.batch), device));
   return best_rate([&](int i) { update(net, adam, batches[size_t(i) % batches.size()], o); }, a,
                    "network update, pre-built tensors:");
 }
@@ -193,6 +203,7 @@ double bench_trainer(const Args& a, const TrainOptions& o) {
     Trainer trainer(a.config, o, a.seed);
     torch::manual_seed(a.seed);
     net::PolicyValueNet net(a.config);
+    net->to(net::select_device(a.device));
     net->train();
     torch::optim::Adam adam(net->parameters(), adam_options(o));
     const double before = max_param_diff(*net, trainer.network());
@@ -200,7 +211,8 @@ double bench_trainer(const Args& a, const TrainOptions& o) {
     const Batch b = window_batch(window.sample(a.batch, rng));
     double worst_loss = 0;
     for (int i = 0; i < 3; ++i) {
-      const Batch bi = i == 0 ? b : window_batch(window.sample(a.batch, rng));
+      const Batch bi = to_device(i == 0 ? b : window_batch(window.sample(a.batch, rng)),
+                                 net::select_device(a.device));
       Losses l = update(net, adam, bi, o);
       StepMetrics s = trainer.step(window);
       worst_loss = std::max({worst_loss, std::abs(l.policy.item<double>() - s.policy_loss),
@@ -333,6 +345,8 @@ int main(int argc, char** argv) {
       a.games = std::atoi(value());
     else if (!std::strcmp(argv[i], "--seed"))
       a.seed = std::strtoull(value(), nullptr, 10);
+    else if (!std::strcmp(argv[i], "--device"))
+      a.device = value();
     else if (!std::strcmp(argv[i], "--bf16"))
       a.bf16 = true;
     else if (!std::strcmp(argv[i], "--no-trainer"))
@@ -343,7 +357,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: %s [--channels C] [--blocks B] [--batch N] [--threads T] [--steps S] "
                    "[--warmup W] [--repeats R] [--games G] [--no-trainer] [--seed S] "
-                   "[--export-check DIR] [--bf16]\n",
+                   "[--export-check DIR] [--bf16] [--device D]\n",
                    argv[0]);
       return 2;
     }
@@ -358,13 +372,14 @@ int main(int argc, char** argv) {
   TrainOptions o;
   o.batch_size = a.batch;
   o.threads = a.threads;
+  o.device = a.device;
   try {
     std::printf(
-        "train_bench (C++ LibTorch %s): net %s, batch %d, %d thread(s), cpu, Adam lr %g weight "
+        "train_bench (C++ LibTorch %s): net %s, batch %d, %d thread(s), %s, Adam lr %g weight "
         "decay %g, value weight %g, entropy weight %g; %d warm-up + %d x %d steps\n",
         TORCH_VERSION, net::describe(a.config).c_str(), a.batch, torch::get_num_threads(),
-        o.learning_rate, o.weight_decay, o.value_weight, o.entropy_weight, a.warmup, a.repeats,
-        a.steps);
+        a.device.c_str(), o.learning_rate, o.weight_decay, o.value_weight, o.entropy_weight,
+        a.warmup, a.repeats, a.steps);
     if (!a.export_dir.empty()) {
       export_check(a, o);
       return 0;
