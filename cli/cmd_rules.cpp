@@ -1,5 +1,6 @@
 // Rules subcommands: perft, legal.
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -44,6 +45,7 @@ void add_rules_commands(CLI::App& app, Runner& run) {
   auto pa = std::make_shared<PositionArgs>();
   auto depth = std::make_shared<int>(1);
   auto divide = std::make_shared<bool>(false);
+  auto positions = std::make_shared<std::string>();
 
   CLI::App* perft_cmd = app.add_subcommand("perft", "Count the leaf nodes of the game tree");
   add_position_options(perft_cmd, *pa);
@@ -51,8 +53,36 @@ void add_rules_commands(CLI::App& app, Runner& run) {
       ->required()
       ->check(CLI::Range(0, 64));
   perft_cmd->add_flag("--divide", *divide, "Print the count below each root move");
-  perft_cmd->callback([&run, pa, depth, divide] {
-    run = [pa, depth, divide] {
+  perft_cmd
+      ->add_option("--positions", *positions,
+                   "A file of positions (SFEN or Fairy-Stockfish FEN), one per line: prints "
+                   "each one's count, one per line")
+      ->excludes("--sfen")
+      ->excludes("--divide");
+  perft_cmd->callback([&run, pa, depth, divide, positions] {
+    run = [pa, depth, divide, positions] {
+      if (!positions->empty()) {
+        std::ifstream in(*positions);
+        if (!in) throw RulesError(*positions + ": cannot open");
+        RuleSet r = rules_or_throw(pa->rules);
+        int line_no = 0;
+        for (std::string line; std::getline(in, line);) {
+          ++line_no;
+          if (line.empty() || line[0] == '#') continue;
+          Position pos = [&] {
+            try {
+              Position p = Position::from_sfen(line, r);
+              play_record(p, pa->moves);
+              return p;
+            } catch (const RulesError& e) {
+              throw RulesError(*positions + ":" + std::to_string(line_no) + ": " + e.what());
+            }
+          }();
+          std::cout << perft(pos, *depth) << "\n";
+        }
+        std::cout.flush();
+        return 0;
+      }
       Position pos = build_position(*pa);
       auto t0 = std::chrono::steady_clock::now();
       uint64_t nodes = 0;

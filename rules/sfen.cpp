@@ -32,6 +32,42 @@ PieceType type_from_letter(const Variant& v, char upper) {
 
 [[noreturn]] void fail(const std::string& what) { throw RulesError("bad SFEN: " + what); }
 
+// Fairy-Stockfish's FEN for drop variants, "board[hand] side [castling ep] halfmove fullmove"
+// (the seed's Yari start: "rnnkbbr/7/ppppppp/7/7/7/PPPPPPP/7/RBBKNNR[-] w 0 1"), as our SFEN.
+// Its board rows and letters are ours (first row at the top, uppercase = the first player), but
+// the first player is "w" and the move number counts full moves.
+std::string fsf_fen_as_sfen(const std::vector<std::string_view>& fields) {
+  auto bad = [](const std::string& what) -> RulesError { return RulesError("bad FEN: " + what); };
+  std::string_view board = fields[0];
+  size_t open = board.find('[');
+  if (board.back() != ']') throw bad("the hand '[...]' must end the board field");
+  std::string_view hand = board.substr(open + 1, board.size() - open - 2);
+  if (hand.find_first_of("[]") != std::string_view::npos) throw bad("malformed hand brackets");
+  if (hand.empty()) hand = "-";
+  if (fields.size() < 2) throw bad("no side to move");
+  std::string side;
+  if (fields[1] == "w")
+    side = "b";
+  else if (fields[1] == "b")
+    side = "w";
+  else
+    throw bad("side to move '" + std::string(fields[1]) + "' is neither 'w' nor 'b'");
+  if (fields.size() > 6) throw bad("too many fields");
+  for (size_t i = 2; i + 2 < fields.size(); ++i)  // castling, en passant: '-' in drop variants
+    if (fields[i] != "-")
+      throw bad("castling / en passant field '" + std::string(fields[i]) + "' is not '-'");
+  int fullmove = 1;
+  if (fields.size() >= 3) {
+    std::string_view last = fields.back();
+    auto [p, ec] = std::from_chars(last.data(), last.data() + last.size(), fullmove);
+    if (ec != std::errc() || p != last.data() + last.size() || fullmove < 1)
+      throw bad("full move number '" + std::string(last) + "' is not a positive integer");
+  }
+  int ply = 2 * (fullmove - 1) + (side == "w" ? 1 : 0);
+  return std::string(board.substr(0, open)) + " " + side + " " + std::string(hand) + " " +
+         std::to_string(ply + 1);
+}
+
 }  // namespace
 
 Position Position::from_sfen(std::string_view sfen, RuleSet rules) {
@@ -41,6 +77,8 @@ Position Position::from_sfen(std::string_view sfen, RuleSet rules) {
   for (std::string_view f : split(sfen, ' '))
     if (!f.empty()) fields.push_back(f);
   if (fields.empty()) fail("empty string");
+  if (fields[0].find('[') != std::string_view::npos)
+    return from_sfen(fsf_fen_as_sfen(fields), rules);
   if (fields.size() < 3 || fields.size() > 4)
     fail("expected 3 or 4 fields (board, side, hand, move number), got " +
          std::to_string(fields.size()));

@@ -11,6 +11,10 @@ packages=(
   slurmctld slurmd slurm-client munge
 )
 
+# Node.js and npm run the Yari agreement test against ffish (npm); a machine that has them from
+# elsewhere keeps its own.
+command -v npm >/dev/null || packages+=(nodejs npm)
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
