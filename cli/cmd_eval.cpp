@@ -283,7 +283,7 @@ int run_merge(const std::string& out_dir, const std::vector<std::string>& shards
 }  // namespace
 
 void add_eval_commands(CLI::App& app, Runner& run) {
-  CLI::App* eval = app.add_subcommand("eval", "Measure the king-pair table");
+  CLI::App* eval = eval_command(app);
   eval->require_subcommand(1);
   auto a = std::make_shared<TableArgs>();
   CLI::App* table = eval->add_subcommand(

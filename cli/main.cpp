@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   fuseki::cli::add_pipeline_commands(app, run);
   fuseki::cli::add_eval_commands(app, run);
 #endif
+  fuseki::cli::add_first_move_command(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -72,11 +72,9 @@ int side_eval(const Position& pos, Color c) {
   for (Bitboard b = non_pawns; b;) {
     Square sq = pop_lsb(b);
     PieceType pt = type_of(pos.piece_on(sq));
-    bool strong = pt == DRAGON || pt == HORSE || pt == ROOK;
     if (enemy_king != SQ_NONE)
-      score += kAttackByDistance[kZones.distance[sq][enemy_king]] * (strong ? 2 : 1);
-    bool defender = pt == GOLD || pt == SILVER || (is_promoted(pt) && pt != DRAGON && pt != HORSE);
-    if (k != SQ_NONE && defender) score += kCoverByDistance[kZones.distance[sq][k]];
+      score += kAttackByDistance[kZones.distance[sq][enemy_king]] * (v.strong[pt] ? 2 : 1);
+    if (k != SQ_NONE && v.guard[pt]) score += kCoverByDistance[kZones.distance[sq][k]];
   }
   if (k != SQ_NONE) {
     Bitboard around = v.step[c][KING][k];
@@ -84,8 +82,9 @@ int side_eval(const Position& pos, Color c) {
     score += 25 * std::min(popcount(guards), 3);
     Bitboard enemy_near = pos.pieces(~c) & kZones.near2[k];
     score -= 30 * popcount(enemy_near);
-    score -=
-        40 * popcount(enemy_near & (pos.pieces(DRAGON) | pos.pieces(HORSE) | pos.pieces(ROOK)));
+    Bitboard strong = 0;
+    for (int i = 0; i < v.strong_type_count; ++i) strong |= pos.pieces(v.strong_types[i]);
+    score -= 40 * popcount(enemy_near & strong);
     // A king on its own back two ranks is safer than one walking into the open.
     int depth_in_camp = c == BLACK ? rank_of(k) : RANK_NB - 1 - rank_of(k);
     score += 12 * std::min(depth_in_camp, 8) - 60;

@@ -101,6 +101,14 @@ void finish(Variant& v) {
   }
   for (PieceType pt : {ROOK, BISHOP, GOLD, SILVER, KNIGHT, LANCE, PAWN})
     if (v.exists[pt]) v.hand_types[v.hand_type_count++] = pt;
+  for (int pt = 0; pt < PIECE_TYPE_NB; ++pt)
+    if (v.strong[pt]) v.strong_types[v.strong_type_count++] = PieceType(pt);
+}
+
+void set_roles(Variant& v, std::initializer_list<PieceType> strong,
+               std::initializer_list<PieceType> guards) {
+  for (PieceType pt : strong) v.strong[pt] = true;
+  for (PieceType pt : guards) v.guard[pt] = true;
 }
 
 void make_shogi(Variant& v) {
@@ -127,6 +135,7 @@ void make_shogi(Variant& v) {
   add_piece(v, {PRO_SILVER, 'S', 600, 0, false, kGoldSteps, {}});
   add_piece(v, {HORSE, 'B', 1100, 0, false, {{0, -1}, {0, 1}, {-1, 0}, {1, 0}}, diag});
   add_piece(v, {DRAGON, 'R', 1300, 0, false, {{-1, -1}, {1, -1}, {-1, 1}, {1, 1}}, orth});
+  set_roles(v, {ROOK, HORSE, DRAGON}, {GOLD, SILVER, PRO_PAWN, PRO_LANCE, PRO_KNIGHT, PRO_SILVER});
   v.pawn_drop_mate_illegal = true;
   v.start_sfen = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
   finish(v);
@@ -155,6 +164,9 @@ void make_yari(Variant& v) {
   add_piece(v, {PRO_KNIGHT, 'N', 600, 0, false, yari_gold, {DIR_S}});
   add_piece(v, {HORSE, 'B', 600, 0, false, yari_gold, {DIR_S}});
   add_piece(v, {DRAGON, 'R', 1000, 0, false, {}, {DIR_N, DIR_S, DIR_E, DIR_W}});
+  // The rooks attack; the yari silver and the two yari golds (in the HORSE slot: the promoted
+  // yari bishop) guard.
+  set_roles(v, {ROOK, DRAGON}, {PRO_PAWN, PRO_KNIGHT, HORSE});
   v.pawn_drop_mate_illegal = false;
   v.repetition_limit = 3;  // 3-fold repetition is a draw; perpetual check loses
   v.entering_king_declaration = false;

@@ -28,6 +28,12 @@ struct Variant {
   int board_type_count = 0;
   PieceType hand_types[8] = {};  // types that can be held in hand in ordinary play, biggest first
   int hand_type_count = 0;
+  // Roles for engine evaluation: long-range attackers (pressure on a king counts double) and
+  // close guards of the king, by type; strong_types lists the former.
+  bool strong[PIECE_TYPE_NB] = {};
+  bool guard[PIECE_TYPE_NB] = {};
+  PieceType strong_types[PIECE_TYPE_NB] = {};
+  int strong_type_count = 0;
 
   // Movement from each colour's side. steps: squares reached in one step; slides: ray directions.
   Bitboard step[COLOR_NB][PIECE_TYPE_NB][SQ_MAX] = {};

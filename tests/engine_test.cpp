@@ -155,6 +155,29 @@ TEST(Builtin, AlwaysBeatsARandomMover) {
   EXPECT_EQ(wins, played);
 }
 
+// Yari Shogi: the evaluation reads the variant's roles (the promoted yari bishop in the HORSE
+// slot is a guard, not a long-range attacker), and the engine beats a random mover every time.
+TEST(Builtin, PlaysYariShogi) {
+  const Variant& yari = Position::start(RuleSet::Yari).variant();
+  EXPECT_TRUE(yari.guard[HORSE]);
+  EXPECT_FALSE(yari.strong[HORSE]);
+  EXPECT_TRUE(yari.strong[DRAGON]);
+  const Variant& shogi = Position::start(RuleSet::Shogi).variant();
+  EXPECT_TRUE(shogi.strong[HORSE]);
+  EXPECT_TRUE(shogi.guard[SILVER]);
+  int wins = 0;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    Game g(Position::start(RuleSet::Yari));
+    BuiltinPlayer builtin({1000, 0, 0}, 0);
+    RandomPlayer random;
+    bool builtin_sente = seed % 2;
+    Game done =
+        builtin_sente ? play_game(g, builtin, random, seed) : play_game(g, random, builtin, seed);
+    wins += done.winner() == (builtin_sente ? Winner::Sente : Winner::Gote);
+  }
+  EXPECT_EQ(wins, 8);
+}
+
 TEST(Builtin, FindsAMateInOne) {
   Position pos = Position::from_sfen("8k/6S2/7GP/9/9/9/9/9/K8 b - 1", RuleSet::Shogi);
   Searcher s;

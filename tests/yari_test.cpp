@@ -18,6 +18,32 @@ TEST(Yari, PerftFromTheStartPosition) {
   for (int d = 1; d <= 4; ++d) EXPECT_EQ(perft(pos, d), expected[d - 1]) << "depth " << d;
 }
 
+// Fairy-Stockfish's FEN (the seed's startFen; ffish writes the same form) reads as our SFEN:
+// "w" is the first player, the hand is in brackets, the move number counts full moves.
+TEST(Yari, FairyStockfishFen) {
+  const std::string seed_start = "rnnkbbr/7/ppppppp/7/7/7/PPPPPPP/7/RBBKNNR[-] w 0 1";
+  EXPECT_EQ(Position::from_sfen(seed_start, RuleSet::Yari).sfen(),
+            Position::start(RuleSet::Yari).sfen());
+  Position p = Position::from_sfen(
+      "b6/Pr1bk2/2n4/2p1ppr/2Pb1PP/1P2P2/+p+nBNR2/4+p1p/1RK2N1[Pp] b - - 0 41", RuleSet::Yari);
+  EXPECT_EQ(p.sfen(), "b6/Pr1bk2/2n4/2p1ppr/2Pb1PP/1P2P2/+p+nBNR2/4+p1p/1RK2N1 w Pp 82");
+  EXPECT_EQ(
+      Position::from_sfen("rnnkbbr/7/ppppppp/7/7/7/PPPPPPP/7/RBBKNNR[] w - - 0 1", RuleSet::Yari)
+          .sfen(),
+      Position::start(RuleSet::Yari).sfen());
+  for (const char* bad : {"rnnkbbr/7/ppppppp/7/7/7/PPPPPPP/7/RBBKNNR[- w 0 1",
+                          "rnnkbbr/7/ppppppp/7/7/7/PPPPPPP/7/RBBKNNR[-] x 0 1",
+                          "rnnkbbr/7/ppppppp/7/7/7/PPPPPPP/7/RBBKNNR[-] w KQ - 0 1",
+                          "rnnkbbr/7/ppppppp/7/7/7/PPPPPPP/7/RBBKNNR[-] w 0 0"}) {
+    try {
+      Position::from_sfen(bad, RuleSet::Yari);
+      ADD_FAILURE() << "accepted: " << bad;
+    } catch (const RulesError& e) {
+      EXPECT_NE(std::string(e.what()).find("bad FEN"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(YariDeep, PerftDepth5) {
   Position pos = Position::start(RuleSet::Yari);
   EXPECT_EQ(perft(pos, 5), 3174917u);
