@@ -93,6 +93,19 @@ RunConfig without_resources(RunConfig c) {
   return c;
 }
 
+TrainOptions train_options(const RunConfig& c) {
+  TrainOptions o;
+  o.batch_size = c.batch_size;
+  o.learning_rate = c.learning_rate;
+  o.weight_decay = c.weight_decay;
+  o.value_weight = c.value_weight;
+  o.entropy_weight = c.entropy_weight;
+  o.device = c.device;
+  o.threads = c.train_threads;
+  o.precision = c.train_precision;
+  return o;
+}
+
 // The first line where two TOML texts differ, for an error message.
 std::string first_difference(const std::string& a, const std::string& b) {
   std::istringstream x(a), y(b);
@@ -166,9 +179,7 @@ void init_run(const RunConfig& c) {
   }
   net::write_file_atomically(paths.config().string(), to_toml(c));
   if (!fs::exists(paths.checkpoint(0))) {
-    TrainOptions o;
-    o.device = c.device;
-    Trainer init({c.channels, c.blocks}, o, c.seed, c.init_from);
+    Trainer init({c.channels, c.blocks}, train_options(c), c.seed, c.init_from);
     init.save(paths.checkpoint(0).string(), 0);
   }
   if (!fs::exists(paths.publication(0))) publish(paths, 0);
@@ -328,15 +339,7 @@ std::vector<GameRow> generation_games(const RunPaths& paths, int g) {
 }
 
 nlohmann::json run_training(const RunConfig& c, const RunPaths& paths, int g) {
-  TrainOptions o;
-  o.batch_size = c.batch_size;
-  o.learning_rate = c.learning_rate;
-  o.weight_decay = c.weight_decay;
-  o.value_weight = c.value_weight;
-  o.entropy_weight = c.entropy_weight;
-  o.device = c.device;
-  o.threads = c.train_threads;
-  o.precision = c.train_precision;
+  TrainOptions o = train_options(c);
   fs::path start = fs::exists(paths.partial(g + 1)) ? paths.partial(g + 1) : paths.checkpoint(g);
   Trainer trainer({c.channels, c.blocks}, o, c.seed, start.string());
   uint64_t first_step = uint64_t(g) * uint64_t(c.steps);
