@@ -73,10 +73,15 @@ bin="${FUSEKILAB:-fusekilab}"
 bin=$(command -v "$bin") || die "fusekilab not found (set FUSEKILAB to the binary)"
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 export FUSEKILAB="$bin"
-mkdir -p "$dir"
-dir=$(cd "$dir" && pwd)
-logs="${logs:-$dir/logs}"
-mkdir -p "$logs"
+if [ -n "$dry" ]; then
+  dir=$(realpath -m "$dir")
+  logs="${logs:-$dir/logs}"
+else
+  mkdir -p "$dir"
+  dir=$(cd "$dir" && pwd)
+  logs="${logs:-$dir/logs}"
+  mkdir -p "$logs"
+fi
 
 # sbatch NAME [sbatch options] SCRIPT: prints the job id.
 submit() {
@@ -87,7 +92,11 @@ submit() {
   local cmd=(sbatch --parsable --job-name="fk-$name" --chdir="$dir" --cpus-per-task="$cpus"
              --output="$out" "${common[@]}" "$@")
   if [ -n "$dry" ]; then
-    echo "+ ${cmd[*]}" >&2
+    local vars=""
+    for v in RUN_DIR GENERATION UNTIL DEVICE EVAL_DIR EVAL_ARGS; do
+      [ -z "${!v:-}" ] || vars+="$v=${!v} "
+    done
+    echo "+ $vars${cmd[*]}" >&2
     echo "DRY$RANDOM"
   else
     "${cmd[@]}" | cut -d';' -f1
@@ -117,15 +126,21 @@ if [ "$mode" = table ]; then
 fi
 
 # generations
-if [ ! -f "$dir/config.toml" ] || [ -n "$config" ] || ((${#sets[@]})); then
-  init=(init --dir "$dir" "${sets[@]}")
-  [ -z "$config" ] || init+=(--config "$config")
-  "$bin" "${init[@]}" >&2
-fi
+init=(init --dir "$dir" "${sets[@]}")
+[ -z "$config" ] || init+=(--config "$config")
 latest="$dir/models/latest.json"
-[ -f "$latest" ] || die "$latest: no published network"
-first=$(sed -n 's/.*"generation":\([0-9]*\).*/\1/p' "$latest")
-[ -n "$until" ] || until=$(sed -n 's/^generations = \([0-9]*\)$/\1/p' "$dir/config.toml")
+if [ -n "$dry" ] && [ ! -f "$latest" ]; then
+  echo "+ $bin ${init[*]}" >&2
+  [ -n "$until" ] || die "--dry-run on a new run needs --generations"
+  first=0
+else
+  if [ ! -f "$dir/config.toml" ] || [ -n "$config" ] || ((${#sets[@]})); then
+    "$bin" "${init[@]}" >&2
+  fi
+  [ -f "$latest" ] || die "$latest: no published network"
+  first=$(sed -n 's/.*"generation":\([0-9]*\).*/\1/p' "$latest")
+  [ -n "$until" ] || until=$(sed -n 's/^generations = \([0-9]*\)$/\1/p' "$dir/config.toml")
+fi
 ((first < until)) || { echo "submit.sh: gen-$first is published; nothing to do up to $until" >&2; exit 0; }
 
 prev="$after"
@@ -143,7 +158,8 @@ for ((g = first; g < until; ++g)); do
   prev="$tr"
 done
 if [ -n "$tasks" ]; then
-  rules=$(sed -n 's/^rules = "\(.*\)"$/\1/p' "$dir/config.toml")
+  rules=$(sed -n 's/^rules = "\(.*\)"$/\1/p' "$dir/config.toml" 2>/dev/null || true)
+  rules="${rules:-balance}"
   read -r -a targs <<<"$table_args"
   submit_table "$dir/table-gen-$(printf %04d "$until")" "$tasks" "$prev" \
     --network "$dir/models/gen-$(printf %04d "$until").ckpt" --rules "$rules" "${targs[@]}"
