@@ -61,24 +61,43 @@ void parse_worker(const std::string& text, int& id, int& count) {
     throw std::runtime_error("--worker '" + t + "': expected i/n with 0 <= i < n");
 }
 
+// One worker's share of a generation; with `follow`, of every generation as the trainer publishes
+// it, until run.generations is reached (a long-running worker, as in KataGo's self-play).
 int run_worker(const std::string& dir, const std::vector<std::string>& overrides,
-               const std::string& worker, int generation) {
+               const std::string& worker, int generation, bool follow, double poll,
+               double timeout) {
   RunConfig c = load_run(dir, overrides);
   RunPaths paths{c.dir};
   int id = 0, count = 1;
   parse_worker(worker, id, count);
-  if (generation < 0) {
-    std::optional<Publication> newest = newest_publication(paths);
-    if (!newest) throw std::runtime_error(dir + ": no network is published yet");
-    generation = newest->generation;
-  }
+  auto newest = [&] {
+    std::optional<Publication> p = newest_publication(paths);
+    if (!p) throw std::runtime_error(dir + ": no network is published yet");
+    return p->generation;
+  };
+  if (generation < 0) generation = newest();
   std::unique_ptr<KingPairTable> table = king_table_of(c);
-  double t0 = now_seconds();
-  run_selfplay(c, paths, generation, table.get(), {id}, count);
-  std::cout << "selfplay: worker " << id << "/" << count << " finished its "
-            << worker_games(c.games, id, count) << " games of " << gen_name(generation) << " in "
-            << paths.selfplay(generation).string() << " (" << now_seconds() - t0 << " s)\n";
-  return 0;
+  while (true) {
+    double t0 = now_seconds();
+    run_selfplay(c, paths, generation, table.get(), {id}, count);
+    std::cout << "selfplay: worker " << id << "/" << count << " finished its "
+              << worker_games(c.games, id, count) << " games of " << gen_name(generation) << " in "
+              << paths.selfplay(generation).string() << " (" << now_seconds() - t0 << " s)"
+              << std::endl;
+    if (!follow || generation + 1 >= c.generations) return 0;
+    // Wait for the trainer to publish the next network.
+    double waited = 0;
+    while (newest() <= generation) {
+      if (timeout > 0 && waited > timeout) {
+        std::cerr << "fusekilab: selfplay: timed out after " << timeout << " s waiting for "
+                  << gen_name(generation + 1) << " to be published\n";
+        return 3;
+      }
+      std::this_thread::sleep_for(std::chrono::duration<double>(poll));
+      waited += poll;
+    }
+    generation = newest();
+  }
 }
 
 // Waits until generation g's shards hold all its games; false on timeout.
@@ -239,6 +258,8 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
     std::string dir, worker, device;
     std::vector<std::string> set;
     int generation = -1;
+    bool follow = false;
+    double poll = 2, timeout = 0;
   };
   auto wa = std::make_shared<WorkerArgs>();
   CLI::App* sp = app.add_subcommand(
@@ -250,6 +271,15 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
   sp->add_option("--generation", wa->generation,
                  "Generation to play (default: the newest published network)")
       ->check(CLI::Range(0, 100000));
+  sp->add_flag("--follow", wa->follow,
+               "Go on with each newer network the trainer publishes, until run.generations");
+  sp->add_option("--poll", wa->poll, "Seconds between looks for a new network (--follow)")
+      ->check(CLI::Range(0.05, 3600.0))
+      ->capture_default_str();
+  sp->add_option("--timeout", wa->timeout,
+                 "Give up (exit 3) after waiting this many seconds for a network; 0: never")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
   sp->add_option("--device", wa->device, "cpu, cuda or cuda:N for inference (run.device)");
   sp->add_option("--set", wa->set,
                  "Resource setting: run.device, selfplay.playout_threads, "
@@ -259,7 +289,8 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
       try {
         std::vector<std::string> overrides = wa->set;
         if (!wa->device.empty()) overrides.push_back("run.device=" + wa->device);
-        return run_worker(wa->dir, overrides, wa->worker, wa->generation);
+        return run_worker(wa->dir, overrides, wa->worker, wa->generation, wa->follow, wa->poll,
+                          wa->timeout);
       } catch (const std::runtime_error& e) {
         std::cerr << "fusekilab: " << e.what() << "\n";
         return 2;

@@ -48,4 +48,14 @@ expect_error "split over 2 workers, not 3" "$bin" selfplay --dir "$run" --worker
 "$bin" train --dir "$run" --generations 1 --timeout 10 >/dev/null 2>&1 || fail "trainer"
 grep -q '"generation":1' "$run/models/latest.json" || fail "gen-0001 not published"
 [ "$(cat "$run"/selfplay/gen-0000/*.records | wc -l)" -eq 24 ] || fail "not 24 games"
-echo "cluster commands: refusals clear, worker locks held, trainer published gen-0001"
+
+# Long-running workers (--follow) and the trainer as separate processes, two more generations.
+"$bin" init --dir "$run" "${sets[@]}" --set run.generations=3 >/dev/null
+for w in 0 1; do
+  "$bin" selfplay --dir "$run" --worker $w/2 --follow --poll 0.1 --timeout 120 >"$dir/f$w" 2>&1 &
+done
+"$bin" train --dir "$run" --generations 3 --poll 0.1 --timeout 120 >"$dir/t" 2>&1 || fail "trainer: $(tail -3 "$dir/t")"
+wait || fail "a following worker failed: $(tail -3 "$dir"/f0 "$dir"/f1)"
+grep -q '"generation":3' "$run/models/latest.json" || fail "gen-0003 not published"
+[ "$(grep -c "finished its" "$dir/f0")" -ge 2 ] || fail "worker 0 did not follow: $(cat "$dir/f0")"
+echo "cluster commands: refusals clear, worker locks held, trainer and following workers reached gen-0003"
