@@ -10,6 +10,13 @@ bash scripts/setup.sh
 bash scripts/build.sh
 bin=./build/cli/fusekilab
 $bin demo "$@"
+# A runs/smoke left by an older fusekilab (no published networks, checkpoint format 1) cannot be
+# resumed: keep it aside and start afresh.
+if [ -d runs/smoke ] && [ ! -f runs/smoke/models/gen-0000.json ]; then
+  old="runs/smoke.old-$(date +%Y%m%d-%H%M%S)"
+  mv runs/smoke "$old"
+  echo "run-main: runs/smoke was made by an older fusekilab; moved to $old"
+fi
 $bin pipeline --config configs/smoke.toml
 net=$(ls runs/smoke/models/gen-*.ckpt | grep -v partial | sort | tail -n 1)
 compare=()
