@@ -11,7 +11,7 @@
 #include "cli/commands.h"
 #include "eval/table_games.h"
 #include "eval/table_output.h"
-#include "net/atomic_file.h"
+#include "io/atomic_file.h"
 #include "net/evaluator.h"
 #include "rules/notation.h"
 #include "rules/record.h"
@@ -56,11 +56,11 @@ std::map<std::string, std::string> settings_of(const TableArgs& a) {
 
 void write_outputs(const fs::path& out, TableReport report, const std::vector<PairResult>& results,
                    const std::string& compare) {
-  net::write_file_atomically((out / "table.json").string(), table_json(report));
-  net::write_file_atomically((out / "table.csv").string(), table_csv(report));
+  write_file_atomically((out / "table.json").string(), table_json(report));
+  write_file_atomically((out / "table.csv").string(), table_csv(report));
   std::unique_ptr<KingPairTable> earlier;
   if (!compare.empty()) earlier = std::make_unique<KingPairTable>(KingPairTable::load(compare));
-  net::write_file_atomically((out / "report.html").string(), table_html(report, earlier.get()));
+  write_file_atomically((out / "report.html").string(), table_html(report, earlier.get()));
   Shard games;  // every game's result and seed
   games.attributes = report.settings;
   games.attributes["kind"] = "king_pair_table_games";
@@ -132,13 +132,13 @@ int run_table(const TableArgs& a) {
   fs::path settings_file = out / "settings.json";
   json settings_json(settings);
   if (fs::exists(settings_file)) {
-    json before = json::parse(net::read_file(settings_file.string()));
+    json before = json::parse(read_file(settings_file.string()));
     if (before != settings_json)
       throw std::runtime_error(settings_file.string() +
                                ": this directory holds a run with other settings (" +
                                before.dump() + "); use another --out");
   } else {
-    net::write_file_atomically(settings_file.string(), settings_json.dump(1));
+    write_file_atomically(settings_file.string(), settings_json.dump(1));
   }
 
   TableBuilder builder(o, a.seed);
@@ -164,7 +164,7 @@ int run_table(const TableArgs& a) {
                    {"winner", r.winner}, {"reason", r.reason}, {"moves", r.moves}}
                   .dump() +
               "\n";
-    net::write_file_atomically(journal.string(), kept);
+    write_file_atomically(journal.string(), kept);
   }
   std::ofstream log(journal, std::ios::app);
 
@@ -231,7 +231,7 @@ int run_merge(const std::string& out_dir, const std::vector<std::string>& shards
   std::set<std::string> seen_shards;
   int rounds = 0;  // the shards' rounds ran side by side
   for (const std::string& dir : shards) {
-    json s = json::parse(net::read_file((fs::path(dir) / "settings.json").string()));
+    json s = json::parse(read_file((fs::path(dir) / "settings.json").string()));
     std::string shard = s.value("shard", "");
     s.erase("shard");
     if (common.is_null()) common = s;

@@ -19,6 +19,7 @@
 #include "engine/match.h"
 #include "eval/chart.h"
 #include "eval/stats.h"
+#include "io/atomic_file.h"
 #include "rules/record.h"
 
 namespace fuseki::cli {
@@ -40,6 +41,11 @@ struct Tally {
   int sente = 0, gote = 0, draws = 0, voids = 0;
   long moves = 0;
   std::map<std::string, int> reasons;
+  void add(const std::string& winner, const std::string& reason, long play_moves) {
+    (winner == "sente" ? sente : winner == "gote" ? gote : winner == "draw" ? draws : voids)++;
+    moves += play_moves;
+    ++reasons[reason];
+  }
   int scored() const { return sente + gote + draws; }
   double points() const { return sente + 0.5 * draws; }
 };
@@ -50,18 +56,6 @@ json settings_of(const FirstMoveArgs& a, const std::string& start_sfen) {
           {"engine", a.engine},
           {"seed", a.seed},
           {"max_moves", a.max_moves}};
-}
-
-// Writes `text` to `path` through a temporary name.
-void write_atomically(const fs::path& path, const std::string& text) {
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    if (!out) throw std::runtime_error(tmp.string() + ": cannot write");
-  }
-  fs::rename(tmp, path);
 }
 
 int run_first_move(const FirstMoveArgs& a) {
@@ -95,7 +89,7 @@ int run_first_move(const FirstMoveArgs& a) {
         throw RulesError(sf.string() + ": this directory holds a run with other settings (" +
                          before.dump() + "); use another --out");
     } else {
-      write_atomically(sf, settings.dump(1) + "\n");
+      write_file_atomically(sf.string(), settings.dump(1) + "\n");
     }
     fs::path gp = fs::path(a.out) / "games.jsonl";
     std::string kept;
@@ -106,17 +100,12 @@ int run_first_move(const FirstMoveArgs& a) {
       int i = j["game"].get<int>();
       if (i >= a.games || !done_games.insert(i).second) continue;
       std::string w = j["winner"].get<std::string>();
-      (w == "sente"  ? tally.sente
-       : w == "gote" ? tally.gote
-       : w == "draw" ? tally.draws
-                     : tally.voids)++;
-      tally.moves += j["moves"].get<long>();
-      ++tally.reasons[j["reason"].get<std::string>()];
+      tally.add(w, j["reason"].get<std::string>(), j["moves"].get<long>());
       if (w != "void") curve.emplace_back(tally.scored(), tally.points() / tally.scored());
       kept += line + "\n";
     }
     in.close();
-    write_atomically(gp, kept);
+    write_file_atomically(gp.string(), kept);
     journal = std::make_unique<std::ofstream>(gp, std::ios::app);
     if (!done_games.empty())
       std::cerr << "eval first-move: resuming with " << done_games.size() << " games from "
@@ -150,12 +139,7 @@ int run_first_move(const FirstMoveArgs& a) {
                      {"record", g.record()}};
         std::lock_guard<std::mutex> lock(mu);
         if (journal) *journal << line.dump() << "\n" << std::flush;
-        (w == "sente"  ? tally.sente
-         : w == "gote" ? tally.gote
-         : w == "draw" ? tally.draws
-                       : tally.voids)++;
-        tally.moves += g.play_moves();
-        ++tally.reasons[reason_name(g.reason())];
+        tally.add(w, reason_name(g.reason()), g.play_moves());
         if (w != "void") curve.emplace_back(tally.scored(), tally.points() / tally.scored());
         ++played;
         double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -202,7 +186,7 @@ int run_first_move(const FirstMoveArgs& a) {
       {"reasons", reasons}};
   if (!a.out.empty()) {
     fs::path dir = a.out;
-    write_atomically(dir / "summary.json", summary.dump(1) + "\n");
+    write_file_atomically((dir / "summary.json").string(), summary.dump(1) + "\n");
     // The score as games came in, with its interval: where it settled, and how fast.
     Series s{"Sente score", {}}, lo{"95 % low", {}}, hi{"95 % high", {}}, even{"even", {}};
     std::sort(curve.begin(), curve.end());
@@ -231,7 +215,7 @@ int run_first_move(const FirstMoveArgs& a) {
         line_chart_svg("Sente's score as games finish", "games", {s, lo, hi, even}) +
         "\n<p>Files: summary.json, games.jsonl (every game's record and result), "
         "settings.json.</p>\n";
-    write_atomically(dir / "report.html", html);
+    write_file_atomically((dir / "report.html").string(), html);
   }
   std::printf(
       "eval first-move: %s, %d games (%d Sente, %d Gote, %d draws, %d void): Sente's score %.3f, "

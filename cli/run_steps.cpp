@@ -17,7 +17,7 @@
 
 #include "eval/chart.h"
 #include "eval/stats.h"
-#include "net/atomic_file.h"
+#include "io/atomic_file.h"
 #include "net/checkpoint.h"
 #include "net/evaluator.h"
 #include "selfplay/generator.h"
@@ -126,14 +126,14 @@ std::string hex64(uint64_t h) {
 }
 
 std::string file_hash(const fs::path& p) {
-  std::string bytes = net::read_file(p.string());
+  std::string bytes = read_file(p.string());
   return hex64(net::fnv1a64(bytes.data(), bytes.size()));
 }
 
 Publication read_publication(const fs::path& p, const RunPaths& paths) {
   json j;
   try {
-    j = json::parse(net::read_file(p.string()));
+    j = json::parse(read_file(p.string()));
     Publication pub;
     pub.generation = j.at("generation").get<int>();
     pub.name = j.at("name").get<std::string>();
@@ -177,7 +177,7 @@ void init_run(const RunConfig& c) {
                                ": this directory holds a run with other settings (" +
                                first_difference(here, asked) + "); use another --dir");
   }
-  net::write_file_atomically(paths.config().string(), to_toml(c));
+  write_file_atomically(paths.config().string(), to_toml(c));
   if (!fs::exists(paths.checkpoint(0))) {
     Trainer init({c.channels, c.blocks}, train_options(c), c.seed, c.init_from);
     init.save(paths.checkpoint(0).string(), 0);
@@ -214,9 +214,9 @@ Publication publish(const RunPaths& paths, int g) {
                           {"hash", pub.hash}}
                          .dump() +
                      "\n";
-  net::write_file_atomically(paths.publication(g).string(), text);
+  write_file_atomically(paths.publication(g).string(), text);
   std::optional<Publication> newest = newest_publication(paths);
-  if (!newest || newest->generation <= g) net::write_file_atomically(paths.latest().string(), text);
+  if (!newest || newest->generation <= g) write_file_atomically(paths.latest().string(), text);
   return pub;
 }
 
@@ -252,8 +252,8 @@ void run_selfplay(const RunConfig& c, const RunPaths& paths, int g, const KingPa
   {
     fs::path count_file = dir / "workers";
     if (!fs::exists(count_file))
-      net::write_file_atomically(count_file.string(), std::to_string(workers) + "\n");
-    int before = std::atoi(net::read_file(count_file.string()).c_str());
+      write_file_atomically(count_file.string(), std::to_string(workers) + "\n");
+    int before = std::atoi(read_file(count_file.string()).c_str());
     if (before != workers)
       throw std::runtime_error(dir.string() + ": this generation's games are split over " +
                                std::to_string(before) + " workers, not " + std::to_string(workers));
@@ -496,12 +496,12 @@ void write_report(const RunPaths& paths) {
   }
   std::string gens = line_chart_svg("Self-play by generation", "generation",
                                     {sente, ruling, stack_s, stack_g, gating});
-  net::write_file_atomically((paths.root / "train" / "curves.svg").string(), curves);
+  write_file_atomically((paths.root / "train" / "curves.svg").string(), curves);
   std::string html =
       "<!doctype html><meta charset=\"utf-8\"><title>fusekilab run</title>\n<h1>fusekilab run: " +
       paths.root.string() + "</h1>\n" + curves + entropy + gens +
       "<p>Files: generations.jsonl, train/metrics.jsonl, models/, selfplay/.</p>\n";
-  net::write_file_atomically((paths.root / "report.html").string(), html);
+  write_file_atomically((paths.root / "report.html").string(), html);
 }
 
 namespace {

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "net/atomic_file.h"
+#include "io/atomic_file.h"
 
 namespace fuseki::net {
 namespace {

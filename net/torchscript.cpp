@@ -5,7 +5,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "net/atomic_file.h"
+#include "io/atomic_file.h"
 #include "net/checkpoint.h"
 
 namespace fuseki::net {

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "io/atomic_file.h"
+
 namespace fuseki {
 
 namespace fs = std::filesystem;
@@ -133,12 +135,9 @@ ShardWriter::ShardWriter(std::string dir, int worker, int shard_games,
   }
   in.close();
   // Rewrite the journal with exactly the games kept, then append to it.
-  std::string tmp = journal_path() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    for (const PlayedGame& g : pending_) out << journal_line(g) << '\n';
-  }
-  fs::rename(tmp, journal_path());
+  std::string kept;
+  for (const PlayedGame& g : pending_) kept += journal_line(g) + '\n';
+  write_file_atomically(journal_path(), kept);
   journal_fd_ = ::open(journal_path().c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (journal_fd_ < 0) throw ShardError(journal_path() + ": cannot open the journal");
   if (int(pending_.size()) >= shard_games_) write_shard_from_journal();
@@ -191,12 +190,11 @@ void ShardWriter::write_shard_from_journal() {
   std::string text;
   for (const PlayedGame& g : pending_) text += record_line(g) + "\n";
   std::string records = path.substr(0, path.size() - 3) + ".records";
-  {
-    std::ofstream out(records + ".tmp", std::ios::trunc);
-    out << text;
-    if (!out.flush()) throw ShardError(records + ": cannot write");
+  try {
+    write_file_atomically(records, text);
+  } catch (const std::runtime_error& e) {
+    throw ShardError(std::string("records ") + e.what());
   }
-  fs::rename(records + ".tmp", records);
   written_.push_back(path);
   shard_first_ += pending_.size();
   pending_.clear();

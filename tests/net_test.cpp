@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "net/atomic_file.h"
+#include "io/atomic_file.h"
 #include "net/checkpoint.h"
 #include "net/encode.h"
 #include "net/evaluator.h"

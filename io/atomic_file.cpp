@@ -1,4 +1,4 @@
-#include "net/atomic_file.h"
+#include "io/atomic_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace fuseki::net {
+namespace fuseki {
 namespace {
 
 [[noreturn]] void fail(const std::string& path, const std::string& what, int err) {
@@ -78,4 +78,4 @@ std::string read_file(const std::string& path) {
   return out;
 }
 
-}  // namespace fuseki::net
+}  // namespace fuseki
