@@ -12,6 +12,7 @@
 #include "eval/table_games.h"
 #include "eval/table_output.h"
 #include "io/atomic_file.h"
+#include "io/stop.h"
 #include "net/evaluator.h"
 #include "rules/notation.h"
 #include "rules/record.h"
@@ -164,7 +165,7 @@ int run_table(const TableArgs& a) {
                    {"winner", r.winner}, {"reason", r.reason}, {"moves", r.moves}}
                   .dump() +
               "\n";
-    write_file_atomically(journal.string(), kept);
+    write_file_atomically(journal.string(), kept, results.empty() ? nullptr : "journal-rewrite");
   }
   std::ofstream log(journal, std::ios::app);
 
@@ -182,6 +183,7 @@ int run_table(const TableArgs& a) {
   double t0 =
       std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   long at_start = builder.games_played();
+  test_point("start");
   builder.run(
       source,
       [&](const Schedule& s) {

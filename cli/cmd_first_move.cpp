@@ -20,6 +20,7 @@
 #include "eval/chart.h"
 #include "eval/stats.h"
 #include "io/atomic_file.h"
+#include "io/stop.h"
 #include "rules/record.h"
 
 namespace fuseki::cli {
@@ -129,6 +130,7 @@ int run_first_move(const FirstMoveArgs& a) {
         if (done_games.count(i)) continue;
         uint64_t seed = Rng::derive(a.seed, 0, uint64_t(i));  // as in `play`
         Game g = play_game(initial, *sente, *gote, seed, a.retries);
+        throw_if_stopped();  // an unfinished game is not kept; the next run plays it again
         std::string w = winner_name(g.winner());
         json line = {{"game", i},
                      {"seed", a.seed},

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/run_config.h"
 #include "cli/run_steps.h"
+#include "io/stop.h"
 #include "selfplay/journal.h"
 
 namespace fuseki::cli {
@@ -42,6 +43,34 @@ int run_pipeline(const std::string& config_path, const std::vector<std::string>&
             << ", newest network " << paths.checkpoint(c.generations).string() << ", report "
             << (paths.root / "report.html").string() << "\n";
   return 0;
+}
+
+// Games finished in generation g: in shards and in the workers' journals.
+uint64_t games_finished(const RunPaths& paths, int g) {
+  std::string dir = paths.selfplay(g).string();
+  uint64_t n = games_in_shards(dir);
+  if (fs::is_directory(dir))
+    for (const auto& e : fs::directory_iterator(dir)) {
+      std::string name = e.path().filename().string();
+      int w = -1;
+      if (name.size() == 12 && name.compare(4, 8, ".journal") == 0 &&
+          std::sscanf(name.c_str(), "w%3d", &w) == 1)
+        n += games_in_journal(dir, w);
+    }
+  return n;
+}
+
+// What a waiting worker sees of a run's progress after generation g's self-play: games, the
+// trainer's metrics and generation lines, the networks (any change is a sign of life).
+std::string run_activity(const RunPaths& paths, int g) {
+  std::string out = std::to_string(games_finished(paths, g));
+  std::error_code ec;
+  for (const fs::path& p : {paths.metrics(), paths.generations()})
+    out += " " + std::to_string(fs::file_size(p, ec));
+  if (fs::is_directory(paths.models()))
+    for (const auto& e : fs::directory_iterator(paths.models()))
+      out += " " + e.path().filename().string() + ":" + std::to_string(fs::file_size(e.path(), ec));
+  return out;
 }
 
 // "i/n" from --worker, or from Slurm's array variables when --worker is not given.
@@ -85,35 +114,65 @@ int run_worker(const std::string& dir, const std::vector<std::string>& overrides
               << paths.selfplay(generation).string() << " (" << now_seconds() - t0 << " s)"
               << std::endl;
     if (!follow || generation + 1 >= c.generations) return 0;
-    // Wait for the trainer to publish the next network.
-    double waited = 0;
+    // Wait for the trainer to publish the next network, as long as the run shows signs of life.
+    std::string seen = run_activity(paths, generation);
+    double quiet_since = now_seconds();
     while (newest() <= generation) {
-      if (timeout > 0 && waited > timeout) {
-        std::cerr << "fusekilab: selfplay: timed out after " << timeout << " s waiting for "
-                  << gen_name(generation + 1) << " to be published\n";
+      std::string now = run_activity(paths, generation);
+      if (now != seen) {
+        seen = now;
+        quiet_since = now_seconds();
+      }
+      if (timeout > 0 && now_seconds() - quiet_since > timeout) {
+        std::cerr << "fusekilab: selfplay: timed out waiting for " << gen_name(generation + 1)
+                  << " to be published: no sign of the trainer for " << timeout << " s\n";
         return 3;
       }
-      std::this_thread::sleep_for(std::chrono::duration<double>(poll));
-      waited += poll;
+      if (!sleep_unless_stopped(poll)) throw_if_stopped();
     }
     generation = newest();
   }
 }
 
-// Waits until generation g's shards hold all its games; false on timeout.
-bool wait_for_selfplay(const RunConfig& c, const RunPaths& paths, int g, double poll,
-                       double timeout) {
-  double start = now_seconds(), last_report = -1e9;
+// Waits until generation g's shards hold all its games: 0 when they do; 3 after `timeout`
+// seconds in which no game finished (0: never); with `no_wait`, 4 at once when games are
+// missing, naming each worker whose share is not in shards.
+int wait_for_selfplay(const RunConfig& c, const RunPaths& paths, int g, double poll, double timeout,
+                      bool no_wait) {
+  double start = now_seconds(), last_report = -1e9, quiet_since = start;
   uint64_t first = games_in_shards(paths.selfplay(g).string());
+  uint64_t finished = games_finished(paths, g);
   while (true) {
     uint64_t have = games_in_shards(paths.selfplay(g).string());
     if (have > uint64_t(c.games))
       throw std::runtime_error(paths.selfplay(g).string() + ": " + std::to_string(have) +
                                " games in shards, more than the " + std::to_string(c.games) +
                                " of a generation");
-    if (have == uint64_t(c.games)) return true;
+    if (have == uint64_t(c.games)) return 0;
+    if (no_wait) {
+      std::cerr << "fusekilab: train: the self-play of " << gen_name(g) << " is incomplete ("
+                << have << " of " << c.games << " games in shards in " << paths.selfplay(g).string()
+                << "):\n";
+      for (const std::string& line : incomplete_selfplay(c, paths, g))
+        std::cerr << "  " << line << "\n";
+      std::cerr << "fusekilab: train: run the missing workers again (fusekilab selfplay --dir "
+                << paths.root.string() << " --generation " << g << " --worker i/n), then train\n";
+      return 4;
+    }
+    uint64_t now_finished = games_finished(paths, g);
+    if (now_finished != finished) {
+      finished = now_finished;
+      quiet_since = now_seconds();
+    }
     double t = now_seconds() - start;
-    if (timeout > 0 && t > timeout) return false;
+    if (timeout > 0 && now_seconds() - quiet_since > timeout) {
+      std::cerr << "fusekilab: train: timed out: no self-play game of " << gen_name(g)
+                << " finished in " << timeout << " s (" << have << " of " << c.games
+                << " games in shards in " << paths.selfplay(g).string() << ")\n";
+      for (const std::string& line : incomplete_selfplay(c, paths, g))
+        std::cerr << "  " << line << "\n";
+      return 3;
+    }
     if (t - last_report >= 10) {
       double rate = double(have - first) / std::max(t, 1e-9);
       std::fprintf(stderr,
@@ -123,12 +182,12 @@ bool wait_for_selfplay(const RunConfig& c, const RunPaths& paths, int g, double 
                    rate > 0 ? (std::to_string(int((c.games - have) / rate)) + " s").c_str() : "?");
       last_report = t;
     }
-    std::this_thread::sleep_for(std::chrono::duration<double>(poll));
+    if (!sleep_unless_stopped(poll)) throw_if_stopped();
   }
 }
 
 int run_trainer(const std::string& dir, const std::vector<std::string>& overrides, double poll,
-                double timeout) {
+                double timeout, bool no_wait) {
   RunConfig c = load_run(dir, overrides);
   RunPaths paths{c.dir};
   FileLock lock(paths.models() / "trainer.lock", "a trainer of " + dir);
@@ -137,12 +196,7 @@ int run_trainer(const std::string& dir, const std::vector<std::string>& override
   if (!newest) throw std::runtime_error(dir + ": no network is published yet");
   for (int g = newest->generation; g < c.generations; ++g) {
     double t0 = now_seconds();
-    if (!wait_for_selfplay(c, paths, g, poll, timeout)) {
-      std::cerr << "fusekilab: train: timed out after " << timeout << " s waiting for the "
-                << c.games << " self-play games of " << gen_name(g) << " in "
-                << paths.selfplay(g).string() << "\n";
-      return 3;
-    }
+    if (int rc = wait_for_selfplay(c, paths, g, poll, timeout, no_wait)) return rc;
     finish_generation(c, paths, g, table.get(), now_seconds() - t0);
   }
   write_report(paths);
@@ -277,7 +331,8 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
       ->check(CLI::Range(0.05, 3600.0))
       ->capture_default_str();
   sp->add_option("--timeout", wa->timeout,
-                 "Give up (exit 3) after waiting this many seconds for a network; 0: never")
+                 "Give up (exit 3) when, waiting for a network, this many seconds pass without "
+                 "any sign of the trainer (a new network, a metrics line); 0: never")
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();
   sp->add_option("--device", wa->device, "cpu, cuda or cuda:N for inference (run.device)");
@@ -303,6 +358,7 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
     std::vector<std::string> set;
     int generations = -1;
     double poll = 2, timeout = 0;
+    bool no_wait = false;
   };
   auto ta = std::make_shared<TrainArgs>();
   CLI::App* tr = app.add_subcommand(
@@ -317,9 +373,14 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
       ->check(CLI::Range(0.05, 3600.0))
       ->capture_default_str();
   tr->add_option("--timeout", ta->timeout,
-                 "Give up (exit 3) after waiting this many seconds for a generation; 0: never")
+                 "Give up (exit 3) when, waiting for a generation's self-play, this many seconds "
+                 "pass without a game finishing; 0: never")
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();
+  tr->add_flag("--no-wait", ta->no_wait,
+               "Do not wait for self-play: when a generation's games are not all in shards, name "
+               "each worker whose share is missing and exit 4 (for a trainer job that starts "
+               "once the self-play array has ended, --dependency=afterany)");
   tr->add_option("--device", ta->device, "cpu, cuda or cuda:N for training (run.device)");
   tr->add_option("--set", ta->set, "Resource setting: run.device, train.threads (repeatable)");
   tr->callback([&run, ta] {
@@ -329,7 +390,7 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
         overrides.push_back("run.generations=" + std::to_string(ta->generations));
       if (!ta->device.empty()) overrides.push_back("run.device=" + ta->device);
       try {
-        return run_trainer(ta->dir, overrides, ta->poll, ta->timeout);
+        return run_trainer(ta->dir, overrides, ta->poll, ta->timeout, ta->no_wait);
       } catch (const std::runtime_error& e) {
         std::cerr << "fusekilab: " << e.what() << "\n";
         return 2;

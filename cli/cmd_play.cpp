@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/json.h"
 #include "engine/match.h"
+#include "io/stop.h"
 #include "rules/movegen.h"
 #include "rules/notation.h"
 #include "rules/perft.h"
@@ -119,6 +120,7 @@ int run_play(const PlayArgs& a) {
       Game start = initial;
       random_placement(start, Rng::derive(seed, 3));
       Game g = start.over() ? start : play_game(start, *sente, *gote, seed, a.retries);
+      if (stop_requested()) return;  // stopped: an unfinished game is not printed
       std::string line = a.format == "jsonl" ? game_json(g, seed, a, i) : game_text(g, seed, a, i);
       std::lock_guard<std::mutex> lock(mu);
       finished[i] = line;
@@ -140,6 +142,7 @@ int run_play(const PlayArgs& a) {
   std::vector<std::thread> pool;
   for (int t = 0; t < std::max(1, a.threads); ++t) pool.emplace_back(worker, t);
   for (auto& t : pool) t.join();
+  throw_if_stopped();
   if (!a.quiet && a.games > 1) {
     std::cerr << "play: sente " << tally["sente"] << ", gote " << tally["gote"] << ", draw "
               << tally["draw"] << ", void " << tally["void"] << "\n";
@@ -208,6 +211,7 @@ int run_demo(RuleSet r, uint64_t seed, const std::string& engine) {
   std::cout << "placement (random, seed " << seed << "): " << game.record() << "\n";
   std::cout << "position after ply 40: " << game.position().sfen() << "\n";
   Game done = game.over() ? game : play_game(game, *sente, *gote, seed);
+  throw_if_stopped();
   std::cout << "game: " << done.record() << "\n";
   std::cout << "result: " << winner_name(done.winner()) << " by " << reason_name(done.reason())
             << " after " << done.play_moves() << " moves of play (" << engine

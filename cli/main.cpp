@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "io/stop.h"
 #include "rules/position.h"
 
 int main(int argc, char** argv) {
@@ -25,8 +26,14 @@ int main(int argc, char** argv) {
     std::cerr << "fusekilab: " << e.what() << "\n";
     return 2;
   }
+  fuseki::install_stop_handlers();
   try {
     return run();
+  } catch (const fuseki::Interrupted& e) {
+    // Everything finished is saved (journals, shards, checkpoints); the same command resumes.
+    std::cerr << "fusekilab: " << e.what() << "; what was finished is saved, the same command "
+              << "resumes\n";
+    return 128 + e.signal();
   } catch (const fuseki::RulesError& e) {
     std::cerr << "fusekilab: " << e.what() << "\n";
     return 2;

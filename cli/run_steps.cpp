@@ -18,6 +18,7 @@
 #include "eval/chart.h"
 #include "eval/stats.h"
 #include "io/atomic_file.h"
+#include "io/stop.h"
 #include "net/checkpoint.h"
 #include "net/evaluator.h"
 #include "selfplay/generator.h"
@@ -251,8 +252,8 @@ void run_selfplay(const RunConfig& c, const RunPaths& paths, int g, const KingPa
   // The split of the generation's games over workers is fixed by the first worker to start.
   {
     fs::path count_file = dir / "workers";
-    if (!fs::exists(count_file))
-      write_file_atomically(count_file.string(), std::to_string(workers) + "\n");
+    // Workers of an array start at once: exactly one creates the file.
+    create_file_atomically(count_file.string(), std::to_string(workers) + "\n");
     int before = std::atoi(read_file(count_file.string()).c_str());
     if (before != workers)
       throw std::runtime_error(dir.string() + ": this generation's games are split over " +
@@ -300,6 +301,7 @@ void run_selfplay(const RunConfig& c, const RunPaths& paths, int g, const KingPa
         SelfPlayOptions o = selfplay_options(c, g, table);
         o.worker = w;
         SelfPlayGenerator gen(evaluator, o);
+        test_point("start");
         uint64_t last_dec = 0, last_pass = 0, last_pos = 0;
         gen.play(start, target - start, [&](PlayedGame&& game) {
           writer->add(game);
@@ -329,6 +331,37 @@ void run_selfplay(const RunConfig& c, const RunPaths& paths, int g, const KingPa
     if (e) std::rethrow_exception(e);
 }
 
+std::vector<std::string> incomplete_selfplay(const RunConfig& c, const RunPaths& paths, int g) {
+  fs::path dir = paths.selfplay(g);
+  fs::path count_file = dir / "workers";
+  if (!fs::exists(count_file))
+    return {"no self-play worker of " + gen_name(g) + " has started (" + count_file.string() +
+            " is missing)"};
+  int workers = std::atoi(read_file(count_file.string()).c_str());
+  std::map<int, uint64_t> have = games_by_worker(dir.string());
+  std::vector<std::string> out;
+  for (int w = 0; w < workers; ++w) {
+    uint64_t want = worker_games(c.games, w, workers);
+    if (have[w] >= want) continue;
+    // Held by a live process? Its lock says (flock is released when a process dies).
+    std::string state;
+    fs::path lock = dir / ("w" + std::to_string(w) + ".lock");
+    int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      state = "it never started";
+    } else {
+      state = ::flock(fd, LOCK_EX | LOCK_NB) == 0 ? "no process is running it"
+                                                  : "a process is still running it";
+      ::close(fd);
+    }
+    out.push_back("worker " + std::to_string(w) + "/" + std::to_string(workers) + " of " +
+                  gen_name(g) + ": " + std::to_string(have[w]) + " of " + std::to_string(want) +
+                  " games in shards, " + std::to_string(games_in_journal(dir.string(), w)) +
+                  " more in its journal; " + state);
+  }
+  return out;
+}
+
 std::vector<GameRow> generation_games(const RunPaths& paths, int g) {
   std::vector<GameRow> rows;
   for (const std::string& shard : list_shards(paths.selfplay(g).string())) {
@@ -356,6 +389,12 @@ nlohmann::json run_training(const RunConfig& c, const RunPaths& paths, int g) {
   json last;
   uint64_t begun = trainer.steps();
   while (trainer.steps() < target && window.decisions() > 0) {
+    if (stop_requested()) {
+      // Saved where it stopped: the next run resumes from this step exactly.
+      if (trainer.steps() > begun) trainer.save(paths.partial(g + 1).string(), uint64_t(g + 1));
+      throw_if_stopped();
+    }
+    if (trainer.steps() == begun + 3) test_point("train");
     StepMetrics m = trainer.step(window);
     if (m.step % uint64_t(c.log_every) == 0 || m.step == target) {
       last = {{"step", m.step},

@@ -86,6 +86,10 @@ uint64_t worker_games(int games, int w, int n);
 // first worker (selfplay/gen-g/workers); another count is refused.
 void run_selfplay(const RunConfig& c, const RunPaths& paths, int g, const KingPairTable* table,
                   const std::vector<int>& worker_ids, int workers);
+// What is missing from generation g's self-play: one line per worker whose share is not all in
+// shards (its games in shards and in its journal, whether a process holds it now); empty when
+// every game is in a shard.
+std::vector<std::string> incomplete_selfplay(const RunConfig& c, const RunPaths& paths, int g);
 // Every game of generation g's finished shards.
 std::vector<GameRow> generation_games(const RunPaths& paths, int g);
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "io/stop.h"
 #include "rules/movegen.h"
 
 namespace fuseki {
@@ -17,7 +18,10 @@ Game play_game(const Game& initial, Player& sente, Player& gote, uint64_t seed, 
     sente.new_game(Rng::derive(seed, 1));
     gote.new_game(Rng::derive(seed, 2));
     bool failed = false;
-    while (!game.over()) {
+    for (int moves = 0; !game.over(); ++moves) {
+      // A stop request abandons the game unfinished; the caller replays it with the same seed.
+      if (stop_requested()) return game;
+      if (moves == 30) test_point("game");
       Player& p = game.position().side_to_move() == BLACK ? sente : gote;
       Decision d = p.decide(game);
       if (d.kind == Decision::Play)
@@ -33,6 +37,8 @@ Game play_game(const Game& initial, Player& sente, Player& gote, uint64_t seed, 
       }
     }
     if (!failed) return game;
+    // An engine killed with the job is no reason to retry or void the game.
+    if (stop_requested()) return game;
   }
   Game game = initial;
   game.set_void(failure + " (after " + std::to_string(retries + 1) + " tries)");

@@ -16,7 +16,8 @@
 namespace fuseki {
 
 // Plays `initial` to its end; `seed` seeds both players. An engine failure (crash, hang,
-// garbage) replays the game from `initial` up to `retries` times, then the game is void.
+// garbage) replays the game from `initial` up to `retries` times, then the game is void. On a
+// stop request (io/stop.h) it returns the game unfinished (not over): callers must not keep it.
 Game play_game(const Game& initial, Player& sente, Player& gote, uint64_t seed, int retries = 2);
 
 // Completes the placement phase with uniformly random legal drops (and, in Balance, a random

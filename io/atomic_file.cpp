@@ -3,9 +3,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
+
+#include "io/stop.h"
 
 namespace fuseki {
 namespace {
@@ -20,11 +24,17 @@ std::string parent_dir(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-}  // namespace
+// A temporary name of this process and call: writers of one file in several processes or threads
+// (workers starting at once) never share one.
+std::string temporary_name(const std::string& path) {
+  static std::atomic<uint64_t> calls{0};
+  return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(calls++);
+}
 
-void write_file_atomically(const std::string& path, const std::string& bytes) {
-  const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+// Writes `bytes` to a new temporary file beside `path` and syncs it; returns its name.
+std::string write_temporary(const std::string& path, const std::string& bytes) {
+  const std::string tmp = temporary_name(path);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) fail(tmp, "cannot create", errno);
   const char* p = bytes.data();
   size_t left = bytes.size();
@@ -45,17 +55,42 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
     ::unlink(tmp.c_str());
     fail(tmp, "cannot sync", err);
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    fail(path, "cannot rename " + tmp + " to it", err);
-  }
-  // The rename itself is durable only once the directory is synced; failure here is harmless.
+  return tmp;
+}
+
+void sync_directory_of(const std::string& path) {
+  // A rename or link is durable only once the directory is synced; failure here is harmless.
   int dir = ::open(parent_dir(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {
     ::fsync(dir);
     ::close(dir);
   }
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& bytes,
+                           const char* test_point_name) {
+  const std::string tmp = write_temporary(path, bytes);
+  if (test_point_name) test_point(test_point_name);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    fail(path, "cannot rename " + tmp + " to it", err);
+  }
+  sync_directory_of(path);
+}
+
+bool create_file_atomically(const std::string& path, const std::string& bytes) {
+  const std::string tmp = write_temporary(path, bytes);
+  // link() fails when `path` exists: of several processes creating it, exactly one succeeds.
+  int rc = ::link(tmp.c_str(), path.c_str());
+  int err = errno;
+  ::unlink(tmp.c_str());
+  if (rc != 0 && err == EEXIST) return false;
+  if (rc != 0) fail(path, "cannot create it from " + tmp, err);
+  sync_directory_of(path);
+  return true;
 }
 
 std::string read_file(const std::string& path) {

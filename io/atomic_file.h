@@ -5,10 +5,16 @@
 
 namespace fuseki {
 
-// Writes `bytes` to `path.tmp`, syncs it, renames it over `path` and syncs the directory, so a
-// reader sees either the old file or the whole new one. Throws std::runtime_error naming the
-// file and the system's reason.
-void write_file_atomically(const std::string& path, const std::string& bytes);
+// Writes `bytes` to a temporary file beside `path` (named for this process and call), syncs it,
+// renames it over `path` and syncs the directory, so a reader sees either the old file or the whole
+// new one. Throws std::runtime_error naming the file and the system's reason. `test_point`, when
+// given, is the fault point (io/stop.h) passed between the temporary file's sync and the rename.
+void write_file_atomically(const std::string& path, const std::string& bytes,
+                           const char* test_point = nullptr);
+
+// Creates `path` with `bytes` unless it exists (whole, synced, as above): true when this call
+// created it, false when it was already there. Of several processes racing, exactly one wins.
+bool create_file_atomically(const std::string& path, const std::string& bytes);
 
 // The whole file; throws std::runtime_error naming the file and the system's reason.
 std::string read_file(const std::string& path);

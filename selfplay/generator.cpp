@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "engine/match.h"
+#include "io/stop.h"
 #include "net/sample.h"
 #include "rules/movegen.h"
 
@@ -194,7 +195,7 @@ void SelfPlayGenerator::evaluate_batch(std::vector<Slot>& slots) {
   std::atomic<size_t> next{0};
   run_parallel(std::max(1, std::min<int>(options_.playout_threads, int(slots.size()))), [&] {
     Searcher searcher({0, 0, 14});
-    for (size_t i; (i = next++) < slots.size();) {
+    for (size_t i; !stop_requested() && (i = next++) < slots.size();) {
       Slot& s = slots[i];
       if (s.game.over()) {  // decided by the move-41 ruling
         s.sente_eval = s.game.winner() == Winner::Sente  ? 1.0f
@@ -226,7 +227,7 @@ void SelfPlayGenerator::play_out_batch(std::vector<Slot>& slots) {
     auto gote = make_player(options_.playout, engines);
     sente->prepare();
     gote->prepare();
-    for (size_t i; (i = next++) < slots.size();) {
+    for (size_t i; !stop_requested() && (i = next++) < slots.size();) {
       Slot& s = slots[i];
       if (!s.game.over()) s.game = play_game(s.game, *sente, *gote, s.seed);
     }
@@ -258,10 +259,14 @@ void SelfPlayGenerator::play(const std::vector<GameSpec>& games,
       if (spec.sente_king != SQ_NONE)
         s.fixed_kings = std::make_pair(spec.sente_king, spec.gote_king);
     }
+    throw_if_stopped();
     place_batch(slots);
     std::vector<Position> placed;
     for (Slot& s : slots) placed.push_back(s.game.position());
     play_out_batch(slots);
+    // Stopped: the batch's games may be unfinished; none is given out (they are replayed, with
+    // the same seeds, when the work resumes).
+    throw_if_stopped();
     for (size_t i = 0; i < n; ++i) {
       Slot& s = slots[i];
       PlayedGame& g = s.out;

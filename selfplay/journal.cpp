@@ -11,6 +11,7 @@
 #include <regex>
 
 #include "io/atomic_file.h"
+#include "io/stop.h"
 
 namespace fuseki {
 
@@ -96,14 +97,33 @@ std::vector<std::string> list_shards(const std::string& dir) {
   return out;
 }
 
-uint64_t games_in_shards(const std::string& dir) {
-  uint64_t games = 0;
+std::map<int, uint64_t> games_by_worker(const std::string& dir) {
+  std::map<int, uint64_t> games;
   for (const std::string& path : list_shards(dir)) {
     std::smatch m;
     std::string name = fs::path(path).filename().string();
-    if (std::regex_match(name, m, kShardName)) games += std::stoull(m[3]);
+    if (std::regex_match(name, m, kShardName)) games[std::stoi(m[1])] += std::stoull(m[3]);
   }
   return games;
+}
+
+uint64_t games_in_shards(const std::string& dir) {
+  uint64_t games = 0;
+  for (const auto& [worker, n] : games_by_worker(dir)) games += n;
+  return games;
+}
+
+uint64_t games_in_journal(const std::string& dir, int worker) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "w%03d.journal", worker);
+  std::ifstream in(fs::path(dir) / name);
+  uint64_t n = 0;
+  for (std::string line; std::getline(in, line);) {
+    PlayedGame g;
+    if (!parse_journal_line(line, g)) break;
+    ++n;
+  }
+  return n;
 }
 
 ShardWriter::ShardWriter(std::string dir, int worker, int shard_games,
@@ -137,7 +157,7 @@ ShardWriter::ShardWriter(std::string dir, int worker, int shard_games,
   // Rewrite the journal with exactly the games kept, then append to it.
   std::string kept;
   for (const PlayedGame& g : pending_) kept += journal_line(g) + '\n';
-  write_file_atomically(journal_path(), kept);
+  write_file_atomically(journal_path(), kept, pending_.empty() ? nullptr : "journal-rewrite");
   journal_fd_ = ::open(journal_path().c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (journal_fd_ < 0) throw ShardError(journal_path() + ": cannot open the journal");
   if (int(pending_.size()) >= shard_games_) write_shard_from_journal();
@@ -149,7 +169,7 @@ ShardWriter::~ShardWriter() {
 
 std::string ShardWriter::journal_path() const {
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "w%03d.journal", worker_);
+  std::snprintf(buf, sizeof(buf), "w%03d.journal", worker_);  // as games_in_journal
   return (fs::path(dir_) / buf).string();
 }
 
@@ -185,8 +205,9 @@ void ShardWriter::write_shard_from_journal() {
     }
   }
   std::string path = (fs::path(dir_) / shard_name(worker_, shard_first_, pending_.size())).string();
-  write_shard(path, s);  // the shard exists in full before the journal is emptied
-  // The same games as text records beside it, one per line (rules.md format plus metadata).
+  // The same games as text records beside it, one per line (rules.md format plus metadata). They
+  // are written first: the HDF5 file's rename is the commit, and a worker stopped between the two
+  // writes the same records again when it replays the journal's games.
   std::string text;
   for (const PlayedGame& g : pending_) text += record_line(g) + "\n";
   std::string records = path.substr(0, path.size() - 3) + ".records";
@@ -195,6 +216,8 @@ void ShardWriter::write_shard_from_journal() {
   } catch (const std::runtime_error& e) {
     throw ShardError(std::string("records ") + e.what());
   }
+  test_point("commit");
+  write_shard(path, s);  // the shard exists in full before the journal is emptied
   written_.push_back(path);
   shard_first_ += pending_.size();
   pending_.clear();

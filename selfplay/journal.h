@@ -64,5 +64,9 @@ class ShardWriter {
 std::vector<std::string> list_shards(const std::string& dir);
 // Games in the finished shards of `dir` (any worker), read from the shard names alone.
 uint64_t games_in_shards(const std::string& dir);
+// The same, per worker id (workers without a shard are absent).
+std::map<int, uint64_t> games_by_worker(const std::string& dir);
+// Games in worker `worker`'s journal in `dir` (finished, not yet in a shard).
+uint64_t games_in_journal(const std::string& dir, int worker);
 
 }  // namespace fuseki

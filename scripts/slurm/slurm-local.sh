@@ -6,11 +6,19 @@
 #
 #   slurm-local.sh start DIR          start the cluster in DIR; prints "export SLURM_CONF=..."
 #   slurm-local.sh wait DIR JOBID...  wait until the jobs end; exit 1 unless every task COMPLETED
+#                                     (gives up after SLURM_LOCAL_WAIT seconds, default 600, in
+#                                     which neither the jobs' states nor the files under
+#                                     SLURM_LOCAL_PROGRESS, when set, changed)
 #   slurm-local.sh states DIR JOBID   one line per task: id state exit-code
 #   slurm-local.sh stop DIR           cancel jobs, stop the daemons, kill what they left
 #
 # SLURM_LOCAL_CPUS=N declares N CPUs (oversubscribing the machine) so that N one-CPU tasks run at
-# once. Facts behind each step: ../shared/docs/slurm-notes.md.
+# once. A requeued job starts again once its old credential has expired: the cluster's credential
+# lifetime is SLURM_LOCAL_CRED_EXPIRE seconds (default 6; Slurm's default is 120), and the
+# scheduler looks at pending jobs every second. Slurm sends SIGTERM to a job it stops and SIGKILL
+# SLURM_LOCAL_KILL_WAIT seconds later (default 5; Slurm's default KillWait is 30).
+# Two clusters may run side by side in different directories: each takes its own port pair
+# (chosen under a lock). Facts behind each step: ../shared/docs/slurm-notes.md.
 set -euo pipefail
 
 die() {
@@ -61,6 +69,10 @@ cmd_start() {
   cpus="${SLURM_LOCAL_CPUS:-$(nproc)}"
   mem_kb=$(awk '/MemTotal/ {print $2}' /proc/meminfo)
   mem_mb=$((mem_kb / 1024 * 9 / 10))
+  # Two clusters starting at once must not take the same ports: the choice and the daemons' start
+  # happen under one machine-wide lock (released when this script ends or stop_start_lock runs).
+  exec 9>/tmp/fusekilab-slurm-local.lock
+  flock -w 60 9 || die "another slurm-local.sh start holds /tmp/fusekilab-slurm-local.lock"
   port=16817
   while ! port_free "$port" || ! port_free $((port + 1)); do
     port=$((port + 10))
@@ -81,7 +93,7 @@ SlurmctldPort=$port
 SlurmdPort=$((port + 1))
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$dir/munge/munge.socket
+AuthInfo=socket=$dir/munge/munge.socket,cred_expire=${SLURM_LOCAL_CRED_EXPIRE:-6}
 SlurmUser=root
 SlurmdUser=root
 StateSaveLocation=$dir/state
@@ -97,7 +109,8 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
-SchedulerParameters=batch_sched_delay=0
+SchedulerParameters=batch_sched_delay=0,sched_interval=1,bf_interval=1
+KillWait=${SLURM_LOCAL_KILL_WAIT:-5}
 MinJobAge=3600
 JobRequeue=1
 ReturnToService=2
@@ -111,11 +124,12 @@ EOF
   export SLURM_LOCAL_DAEMON="$dir"
   /usr/sbin/munged --force --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
     --pid-file="$dir/pids/munged.pid" --seed-file="$dir/munge/munge.seed" \
-    --log-file="$dir/log/munged.log" 2>>"$dir/log/start.log" ||
+    --log-file="$dir/log/munged.log" 2>>"$dir/log/start.log" 9>&- ||
     die "munged did not start: $(tail -3 "$dir/log/munged.log" "$dir/log/start.log" 2>/dev/null)"
-  /usr/sbin/slurmctld </dev/null >>"$dir/log/start.log" 2>&1 ||
+  # The daemons must not inherit the start lock (fd 9).
+  /usr/sbin/slurmctld </dev/null >>"$dir/log/start.log" 2>&1 9>&- ||
     die "slurmctld did not start: $(tail -5 "$dir/log/slurmctld.log" 2>/dev/null)"
-  /usr/sbin/slurmd -N "$host" </dev/null >>"$dir/log/start.log" 2>&1 ||
+  /usr/sbin/slurmd -N "$host" </dev/null >>"$dir/log/start.log" 2>&1 9>&- ||
     die "slurmd did not start: $(tail -5 "$dir/log/slurmd.log" 2>/dev/null)"
 
   local deadline=$((SECONDS + 30)) state=""
@@ -133,6 +147,7 @@ EOF
       exit 1
       ;;
   esac
+  exec 9>&-
   echo "export SLURM_CONF=$dir/slurm.conf"
 }
 
@@ -146,21 +161,33 @@ cmd_states() {
     $1 == "ExitCode" { print (at != "" ? aj "_" at : id), st, $2; id = ""; aj = ""; at = "" }'
 }
 
+# A fingerprint of what the jobs are doing: their states, and the files under SLURM_LOCAL_PROGRESS.
+progress_mark() {
+  local jobs="$1"
+  q squeue -h -j "$jobs" -o '%i %T' 2>/dev/null || true
+  [ -z "${SLURM_LOCAL_PROGRESS:-}" ] ||
+    find "$SLURM_LOCAL_PROGRESS" -type f -printf '%p %s\n' 2>/dev/null | sort | cksum
+}
+
 cmd_wait() {
   local dir="$1"
   shift
   export SLURM_CONF="$dir/slurm.conf"
-  local timeout="${SLURM_LOCAL_WAIT:-600}" deadline
-  deadline=$((SECONDS + timeout))
-  local jobs
+  local quiet_limit="${SLURM_LOCAL_WAIT:-600}" quiet_since=$SECONDS
+  local jobs seen="" now
   jobs=$(
     IFS=,
     echo "$*"
   )
-  while ((SECONDS < deadline)); do
+  while ((SECONDS - quiet_since < quiet_limit)); do
     local left
     left=$(q squeue -h -j "$jobs" -o '%i' 2>/dev/null | wc -l) || left=1
     [ "$left" -gt 0 ] || break
+    now=$(progress_mark "$jobs")
+    if [ "$now" != "$seen" ]; then
+      seen="$now"
+      quiet_since=$SECONDS
+    fi
     sleep 0.5
   done
   local bad=0
@@ -170,8 +197,8 @@ cmd_wait() {
       [ "$state" = COMPLETED ] && [ "$code" = 0:0 ] || bad=1
     done < <(cmd_states "$dir" "$job")
   done
-  ((SECONDS < deadline)) || {
-    echo "slurm-local: jobs $jobs still running after ${timeout} s" >&2
+  ((SECONDS - quiet_since < quiet_limit)) || {
+    echo "slurm-local: jobs $jobs still running, with no progress for ${quiet_limit} s" >&2
     return 1
   }
   return $bad

@@ -4,9 +4,14 @@
 #   submit.sh generations RUN_DIR [options]
 #       Starts the run if RUN_DIR has none (fusekilab init, here), then for each generation from
 #       the newest published network up to --generations: a self-play array, and a trainer job
-#       that depends on it (afterok) and publishes the next network; the next generation's array
-#       depends on that trainer. With --table-tasks M, the final network's king-pair table is
-#       measured by an array of M tasks and merged by a dependent job.
+#       that starts once the array has ended (afterany), checks that every worker's games are in
+#       shards (naming the missing ones, exit 4, if not) and publishes the next network; the next
+#       generation's array depends on that trainer (afterok). With --table-tasks M, the final
+#       network's king-pair table is measured by an array of M tasks and merged by a job that
+#       starts once they have ended (afterany) and refuses a missing slice.
+#       Every job is submitted with --kill-on-invalid-dep=yes: when a job fails for good, the jobs
+#       behind it are cancelled instead of waiting forever. A failing task requeues itself up to
+#       --retries times (scripts/slurm/task.sh); a requeued task resumes its work.
 #   submit.sh table EVAL_DIR --tasks M [options] -- EVAL-TABLE-ARGS...
 #       The king-pair table as an array of M slices (eval table --shard i/M) and a dependent
 #       merge into EVAL_DIR/table.
@@ -22,6 +27,7 @@
 #   --worker-gpus G                  GPUs of each self-play and evaluation task (default 0)
 #   --partition P, --time T, --account A   passed to every sbatch
 #   --after JOBID                    the first job waits for this one (afterok)
+#   --retries R                      restarts of a failing task before it fails for good (default 2)
 #   --logs DIR                       where job output goes (default: RUN_DIR/logs or EVAL_DIR/logs)
 #   --dry-run                        print the sbatch commands instead of running them
 #
@@ -42,7 +48,7 @@ dir="${2:-}"
 shift 2
 
 config="" sets=() until="" sp_tasks=4 tasks="" table_args="" cpus=1 trainer_gpus=0 worker_gpus=0
-common=() after="" logs="" dry=""
+common=() after="" logs="" dry="" retries=2
 eval_args=()
 while (($#)); do
   case "$1" in
@@ -57,13 +63,14 @@ while (($#)); do
     --worker-gpus) worker_gpus="$2"; shift 2 ;;
     --partition | --time | --account) common+=("$1=$2"); shift 2 ;;
     --after) after="$2"; shift 2 ;;
+    --retries) retries="$2"; shift 2 ;;
     --logs) logs="$2"; shift 2 ;;
     --dry-run) dry=1; shift ;;
     --) shift; eval_args=("$@"); break ;;
     *) die "unknown option '$1'" ;;
   esac
 done
-for n in "$sp_tasks" "$cpus" "$trainer_gpus" "$worker_gpus" ${tasks:+"$tasks"} ${until:+"$until"}; do
+for n in "$sp_tasks" "$cpus" "$trainer_gpus" "$worker_gpus" "$retries" ${tasks:+"$tasks"} ${until:+"$until"}; do
   [[ "$n" =~ ^[0-9]+$ ]] || die "'$n' is not a number"
 done
 ((sp_tasks >= 1)) || die "--selfplay-tasks must be at least 1"
@@ -73,6 +80,8 @@ bin="${FUSEKILAB:-fusekilab}"
 bin=$(command -v "$bin") || die "fusekilab not found (set FUSEKILAB to the binary)"
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 export FUSEKILAB="$bin"
+# The job scripts source task.sh from here (Slurm runs a copy of each script from its spool).
+export FK_SLURM_DIR="$here" RETRIES="$retries"
 if [ -n "$dry" ]; then
   dir=$(realpath -m "$dir")
   logs="${logs:-$dir/logs}"
@@ -90,10 +99,10 @@ submit() {
   local out="$logs/%x-%j.out"
   [[ " $* " != *" --array="* ]] || out="$logs/%x-%A_%a.out"
   local cmd=(sbatch --parsable --job-name="fk-$name" --chdir="$dir" --cpus-per-task="$cpus"
-             --output="$out" "${common[@]}" "$@")
+             --output="$out" --kill-on-invalid-dep=yes "${common[@]}" "$@")
   if [ -n "$dry" ]; then
     local vars=""
-    for v in RUN_DIR GENERATION UNTIL DEVICE EVAL_DIR EVAL_ARGS; do
+    for v in RUN_DIR GENERATION UNTIL DEVICE NO_WAIT EVAL_DIR EVAL_ARGS; do
       [ -z "${!v:-}" ] || vars+="$v=${!v} "
     done
     echo "+ $vars${cmd[*]}" >&2
@@ -104,6 +113,9 @@ submit() {
 }
 gpus() { (($1 > 0)) && echo "--gres=gpu:$1" || true; }
 dep() { [ -n "$1" ] && echo "--dependency=afterok:$1" || true; }
+# After job $1 has ended, however (the dependent job checks that the work is complete), and, if
+# given, after job $2 succeeded (a trainer also waits for the previous trainer).
+dep_any() { [ -n "$1" ] && echo "--dependency=afterany:$1${2:+,afterok:$2}" || true; }
 
 submit_table() {  # EVAL_DIR TASKS AFTER ARGS...
   local edir="$1" n="$2" prev="$3"
@@ -114,7 +126,7 @@ submit_table() {  # EVAL_DIR TASKS AFTER ARGS...
   array=$(EVAL_DIR="$edir" EVAL_ARGS="$*" DEVICE="$device" \
     submit eval --array="0-$((n - 1))" $(gpus "$worker_gpus") $(dep "$prev") "$here/eval.sbatch")
   echo "eval=$array"
-  merge=$(EVAL_DIR="$edir" cpus=1 submit merge $(dep "$array") "$here/merge.sbatch")
+  merge=$(EVAL_DIR="$edir" cpus=1 submit merge $(dep_any "$array") "$here/merge.sbatch")
   echo "merge=$merge"
 }
 
@@ -152,8 +164,8 @@ for ((g = first; g < until; ++g)); do
     submit "selfplay-$g" --array="0-$((sp_tasks - 1))" $(gpus "$worker_gpus") $(dep "$prev") \
     "$here/selfplay.sbatch")
   echo "selfplay-$g=$sp"
-  tr=$(RUN_DIR="$dir" UNTIL="$((g + 1))" DEVICE="$tr_device" \
-    submit "train-$g" $(gpus "$trainer_gpus") $(dep "$sp") "$here/train.sbatch")
+  tr=$(RUN_DIR="$dir" UNTIL="$((g + 1))" DEVICE="$tr_device" NO_WAIT=1 \
+    submit "train-$g" $(gpus "$trainer_gpus") $(dep_any "$sp" "$prev") "$here/train.sbatch")
   echo "train-$g=$tr"
   prev="$tr"
 done
