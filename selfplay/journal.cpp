@@ -133,6 +133,17 @@ ShardWriter::ShardWriter(std::string dir, int worker, int shard_games,
       shard_games_(std::max(1, shard_games)),
       attributes_(std::move(attributes)) {
   fs::create_directories(dir_);
+  // Temporary files a killed process of this worker left (the worker's lock is held: no other
+  // process writes them).
+  char mine[2][16];
+  std::snprintf(mine[0], sizeof(mine[0]), "w%03d-", worker_);
+  std::snprintf(mine[1], sizeof(mine[1]), "w%03d.journal", worker_);
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    std::string name = e.path().filename().string();
+    if ((name.rfind(mine[0], 0) == 0 || name.rfind(mine[1], 0) == 0) &&
+        name.find(".tmp") != std::string::npos)
+      fs::remove(e.path());
+  }
   // Games already in this worker's shards.
   for (const auto& e : fs::directory_iterator(dir_)) {
     std::smatch m;

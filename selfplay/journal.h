@@ -27,7 +27,8 @@ bool parse_journal_line(const std::string& line, PlayedGame& g);
 
 // Owns a worker's journal and shards in `dir`: shard files are named
 // w<worker>-g<first game>-n<games>.h5, so the next game index is known without opening them;
-// beside each, <same name>.records holds its games as text records, one per line.
+// beside each, <same name>.records holds its games as text records, one per line. Opening it
+// removes the temporary files a killed process of the same worker left.
 class ShardWriter {
  public:
   ShardWriter(std::string dir, int worker, int shard_games,

@@ -2,7 +2,8 @@
 # The cluster commands' refusals and guarantees, without Slurm: init is idempotent and refuses
 # another run's directory; a worker refuses a bad id, another worker count, a setting that would
 # change the run, and an id another process holds; the trainer times out with exit 3 and then
-# trains what two separate worker processes played.
+# trains what two separate worker processes played. Timeouts count from the last sign of
+# progress, so a loaded machine only makes the test slower.
 set -euo pipefail
 bin="$1"
 dir=$(mktemp -d)
@@ -33,10 +34,13 @@ expect_error "timed out" "$bin" train --dir "$run" --timeout 0.5 --poll 0.1
 
 # A worker id held by another process (flock(1) takes the same lock) is refused.
 mkdir -p "$run/selfplay/gen-0000"
-flock -o "$run/selfplay/gen-0000/w0.lock" sleep 30 &
+flock -o "$run/selfplay/gen-0000/w0.lock" sleep 600 &
 holder=$!
-for _ in $(seq 100); do [ -f "$run/selfplay/gen-0000/w0.lock" ] && break; sleep 0.02; done
-sleep 0.2
+# Until the lock is really held (however slowly flock starts on a loaded machine).
+while [ ! -f "$run/selfplay/gen-0000/w0.lock" ] || flock -n "$run/selfplay/gen-0000/w0.lock" true; do
+  kill -0 "$holder" 2>/dev/null || fail "flock(1) did not start"
+  sleep 0.02
+done
 expect_error "worker 0 of gen-0000 is already running" "$bin" selfplay --dir "$run" --worker 0/2
 pkill -P "$holder" 2>/dev/null || true
 kill "$holder" 2>/dev/null || true

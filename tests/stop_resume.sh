@@ -69,6 +69,7 @@ cmp <(ls "$dir"/ref/selfplay/gen-0000/*.h5 | xargs -n1 basename) \
 ls "$run"/selfplay/gen-0000/*.records | while read -r f; do
   [ -f "${f%.records}.h5" ] || fail "$f without its shard"
 done
+if ls "$run"/selfplay/gen-0000/ | grep -q '\.tmp'; then fail "temporary files left: $(ls "$run"/selfplay/gen-0000/)"; fi
 echo "self-play: $(cat "$run"/selfplay/gen-0000/*.records | wc -l) games, the same as uninterrupted"
 
 # The trainer, stopped mid-training, saves where it stopped and resumes to the same network.
