@@ -81,6 +81,24 @@ void write_file_atomically(const std::string& path, const std::string& bytes,
   sync_directory_of(path);
 }
 
+void commit_file(const std::string& tmp, const std::string& path) {
+  int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(tmp, "cannot open", errno);
+  if (::fsync(fd) != 0) {
+    int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    fail(tmp, "cannot sync", err);
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    fail(path, "cannot rename " + tmp + " to it", err);
+  }
+  sync_directory_of(path);
+}
+
 bool create_file_atomically(const std::string& path, const std::string& bytes) {
   const std::string tmp = write_temporary(path, bytes);
   // link() fails when `path` exists: of several processes creating it, exactly one succeeds.

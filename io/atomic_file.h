@@ -16,6 +16,11 @@ void write_file_atomically(const std::string& path, const std::string& bytes,
 // created it, false when it was already there. Of several processes racing, exactly one wins.
 bool create_file_atomically(const std::string& path, const std::string& bytes);
 
+// Commits a file another writer (HDF5) has finished at `tmp`: syncs it, renames it over `path`
+// and syncs the directory, as write_file_atomically does. Throws std::runtime_error (removing
+// `tmp`) on failure.
+void commit_file(const std::string& tmp, const std::string& path);
+
 // The whole file; throws std::runtime_error naming the file and the system's reason.
 std::string read_file(const std::string& path);
 

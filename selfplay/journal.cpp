@@ -1,16 +1,13 @@
 #include "selfplay/journal.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 
 #include "io/atomic_file.h"
+#include "io/journal.h"
 #include "io/stop.h"
 
 namespace fuseki {
@@ -116,14 +113,12 @@ uint64_t games_in_shards(const std::string& dir) {
 uint64_t games_in_journal(const std::string& dir, int worker) {
   char name[32];
   std::snprintf(name, sizeof(name), "w%03d.journal", worker);
-  std::ifstream in(fs::path(dir) / name);
-  uint64_t n = 0;
-  for (std::string line; std::getline(in, line);) {
-    PlayedGame g;
-    if (!parse_journal_line(line, g)) break;
-    ++n;
-  }
-  return n;
+  return LineJournal::read((fs::path(dir) / name).string(),
+                           [](const std::string& l) {
+                             PlayedGame g;
+                             return parse_journal_line(l, g);
+                           })
+      .size();
 }
 
 ShardWriter::ShardWriter(std::string dir, int worker, int shard_games,
@@ -152,31 +147,30 @@ ShardWriter::ShardWriter(std::string dir, int worker, int shard_games,
       next_index_ = std::max<uint64_t>(next_index_, std::stoull(m[2]) + std::stoull(m[3]));
   }
   shard_first_ = next_index_;
-  // Games in the journal, in order; a torn last line (killed mid-write) is dropped.
-  std::ifstream in(journal_path());
-  std::string line;
-  while (std::getline(in, line)) {
+  // Games in the journal, in order (a torn last line, killed mid-write, is dropped); those
+  // already in a shard (killed before the journal was emptied) are skipped.
+  std::vector<std::string> kept;
+  for (const std::string& line : LineJournal::read(journal_path(), [](const std::string& l) {
+         PlayedGame g;
+         return parse_journal_line(l, g);
+       })) {
     PlayedGame g;
-    if (!parse_journal_line(line, g)) break;
-    if (g.index < next_index_)
-      continue;  // already in a shard (killed before the journal was emptied)
+    parse_journal_line(line, g);
+    if (g.index < next_index_) continue;
     if (g.index != next_index_) break;
+    kept.push_back(line);
     pending_.push_back(std::move(g));
     ++next_index_;
   }
-  in.close();
-  // Rewrite the journal with exactly the games kept, then append to it.
-  std::string kept;
-  for (const PlayedGame& g : pending_) kept += journal_line(g) + '\n';
-  write_file_atomically(journal_path(), kept, pending_.empty() ? nullptr : "journal-rewrite");
-  journal_fd_ = ::open(journal_path().c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (journal_fd_ < 0) throw ShardError(journal_path() + ": cannot open the journal");
+  try {
+    journal_ = std::make_unique<LineJournal>(journal_path(), kept);
+  } catch (const std::runtime_error& e) {
+    throw ShardError(e.what());
+  }
   if (int(pending_.size()) >= shard_games_) write_shard_from_journal();
 }
 
-ShardWriter::~ShardWriter() {
-  if (journal_fd_ >= 0) ::close(journal_fd_);
-}
+ShardWriter::~ShardWriter() = default;
 
 std::string ShardWriter::journal_path() const {
   char buf[32];
@@ -187,12 +181,10 @@ std::string ShardWriter::journal_path() const {
 void ShardWriter::add(const PlayedGame& g) {
   if (g.index != next_index_)
     throw ShardError("self-play game " + std::to_string(g.index) + " out of order");
-  std::string line = journal_line(g) + "\n";
-  size_t done = 0;
-  while (done < line.size()) {
-    ssize_t n = ::write(journal_fd_, line.data() + done, line.size() - done);
-    if (n <= 0) throw ShardError(journal_path() + ": cannot append");
-    done += size_t(n);
+  try {
+    journal_->append(journal_line(g));
+  } catch (const std::runtime_error& e) {
+    throw ShardError(e.what());
   }
   pending_.push_back(g);
   ++next_index_;
@@ -232,7 +224,11 @@ void ShardWriter::write_shard_from_journal() {
   written_.push_back(path);
   shard_first_ += pending_.size();
   pending_.clear();
-  if (::ftruncate(journal_fd_, 0) != 0) throw ShardError(journal_path() + ": cannot truncate");
+  try {
+    journal_->clear();
+  } catch (const std::runtime_error& e) {
+    throw ShardError(e.what());
+  }
 }
 
 }  // namespace fuseki

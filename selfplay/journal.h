@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "io/journal.h"
 #include "selfplay/shard.h"
 
 namespace fuseki {
@@ -57,7 +59,7 @@ class ShardWriter {
   std::vector<PlayedGame> pending_;
   uint64_t next_index_ = 0;
   uint64_t shard_first_ = 0;
-  int journal_fd_ = -1;
+  std::unique_ptr<LineJournal> journal_;
   std::vector<std::string> written_;
 };
 

@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <stdexcept>
+
+#include "io/atomic_file.h"
 
 namespace fuseki {
 namespace {
@@ -234,9 +237,10 @@ void write_shard(const std::string& path, const Shard& shard) {
         dec.id, "value", d, [](const DecisionRow& r) { return r.value; }, tmp);
     if (H5Fflush(file.id, H5F_SCOPE_GLOBAL) < 0) throw ShardError(tmp + ": cannot flush");
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw ShardError(path + ": cannot rename the finished shard into place");
+  try {
+    commit_file(tmp, path);  // synced, renamed, the directory synced: like every other output
+  } catch (const std::runtime_error& e) {
+    throw ShardError(std::string("shard ") + e.what());
   }
 }
 

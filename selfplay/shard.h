@@ -51,7 +51,8 @@ struct ShardError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Writes `path.tmp`, then renames it to `path`. Throws ShardError.
+// Writes `path.tmp`, then commits it as every output is (io/atomic_file.h: commit_file). Throws
+// ShardError.
 void write_shard(const std::string& path, const Shard& shard);
 // Reads a shard; a missing, truncated, foreign or newer-version file throws ShardError naming it.
 Shard read_shard(const std::string& path);

@@ -1,4 +1,4 @@
-#include "cli/run_config.h"
+#include "run/run_config.h"
 
 #include <toml++/toml.h>
 
@@ -10,7 +10,7 @@
 
 #include "rules/ruleset.h"
 
-namespace fuseki::cli {
+namespace fuseki {
 namespace {
 
 // One declared setting: how to read it from TOML or text, how to print it.
@@ -272,4 +272,4 @@ std::string to_toml(const RunConfig& config) {
   return o.str();
 }
 
-}  // namespace fuseki::cli
+}  // namespace fuseki

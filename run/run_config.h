@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace fuseki::cli {
+namespace fuseki {
 
 struct RunConfig {
   // [run]
@@ -62,4 +62,4 @@ RunConfig load_run_config(const std::string& path, const std::vector<std::string
 // The resolved config as TOML.
 std::string to_toml(const RunConfig& c);
 
-}  // namespace fuseki::cli
+}  // namespace fuseki

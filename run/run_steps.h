@@ -18,14 +18,16 @@
 #include <string>
 #include <vector>
 
-#include "cli/run_config.h"
+#include "io/clock.h"
+#include "io/file_lock.h"
+#include "io/progress.h"
+#include "run/run_config.h"
 #include "selfplay/king_table.h"
 #include "selfplay/shard.h"
 
-namespace fuseki::cli {
+namespace fuseki {
 
 std::string gen_name(int g);
-double now_seconds();
 
 struct RunPaths {
   std::filesystem::path root;
@@ -46,19 +48,6 @@ struct Publication {
   std::string name;  // gen-NNNN
   std::string file;  // path of the checkpoint
   std::string hash;  // FNV-1a 64 of the checkpoint file's bytes, 16 hex digits
-};
-
-// Progress on stderr: done / total, rate, ETA (at most every 2 s unless forced).
-class Progress {
- public:
-  Progress(std::string what, uint64_t total);
-  void report(uint64_t done, const std::string& extra, bool force = false);
-
- private:
-  std::string what_;
-  uint64_t total_;
-  double start_, last_ = -10;
-  std::mutex mu_;
 };
 
 void append_line(const std::filesystem::path& p, const std::string& line);
@@ -108,17 +97,4 @@ nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
 
 void write_report(const RunPaths& paths);
 
-// Holds an exclusive advisory lock (flock) on a file while alive; throws when another process
-// holds it.
-class FileLock {
- public:
-  FileLock(const std::filesystem::path& path, const std::string& what);
-  ~FileLock();
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
-
-}  // namespace fuseki::cli
+}  // namespace fuseki

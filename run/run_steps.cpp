@@ -1,8 +1,4 @@
-#include "cli/run_steps.h"
-
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
+#include "run/run_steps.h"
 
 #include <atomic>
 #include <chrono>
@@ -18,6 +14,8 @@
 #include "eval/chart.h"
 #include "eval/stats.h"
 #include "io/atomic_file.h"
+#include "io/clock.h"
+#include "io/settings.h"
 #include "io/stop.h"
 #include "net/checkpoint.h"
 #include "net/evaluator.h"
@@ -25,7 +23,7 @@
 #include "selfplay/journal.h"
 #include "train/trainer.h"
 
-namespace fuseki::cli {
+namespace fuseki {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -36,45 +34,11 @@ std::string gen_name(int g) {
   return buf;
 }
 
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-Progress::Progress(std::string what, uint64_t total)
-    : what_(std::move(what)), total_(total), start_(now_seconds()) {}
-
-void Progress::report(uint64_t done, const std::string& extra, bool force) {
-  std::lock_guard<std::mutex> lock(mu_);
-  double t = now_seconds() - start_;
-  if (!force && t - last_ < 2.0) return;
-  last_ = t;
-  double rate = done / std::max(t, 1e-9);
-  std::fprintf(stderr, "%s: %llu/%llu, %.2f/s, %s, ETA %.0f s\n", what_.c_str(),
-               (unsigned long long)done, (unsigned long long)total_, rate, extra.c_str(),
-               rate > 0 && total_ > done ? double(total_ - done) / rate : 0.0);
-}
-
 void append_line(const fs::path& p, const std::string& line) {
   fs::create_directories(p.parent_path());
   std::ofstream out(p, std::ios::app);
   out << line << "\n";
   if (!out) throw std::runtime_error(p.string() + ": cannot append");
-}
-
-FileLock::FileLock(const fs::path& path, const std::string& what) {
-  fs::create_directories(path.parent_path());
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw std::runtime_error(path.string() + ": cannot open the lock file");
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    ::close(fd_);
-    fd_ = -1;
-    throw std::runtime_error(what + " is already running (" + path.string() +
-                             " is locked by another process)");
-  }
-}
-
-FileLock::~FileLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing releases the lock
 }
 
 namespace {
@@ -105,19 +69,6 @@ TrainOptions train_options(const RunConfig& c) {
   o.threads = c.train_threads;
   o.precision = c.train_precision;
   return o;
-}
-
-// The first line where two TOML texts differ, for an error message.
-std::string first_difference(const std::string& a, const std::string& b) {
-  std::istringstream x(a), y(b);
-  std::string l, m;
-  while (true) {
-    bool more_x = bool(std::getline(x, l)), more_y = bool(std::getline(y, m));
-    if (!more_x && !more_y) return "";
-    if (!more_x) l = "(nothing)";
-    if (!more_y) m = "(nothing)";
-    if (l != m) return "'" + l + "' here, '" + m + "' asked";
-  }
 }
 
 std::string hex64(uint64_t h) {
@@ -169,14 +120,11 @@ SelfPlayOptions selfplay_options(const RunConfig& c, int generation, const KingP
 void init_run(const RunConfig& c) {
   RunPaths paths{c.dir};
   fs::create_directories(paths.models());
-  FileLock lock(paths.models() / "init.lock", "another init of " + c.dir);
+  FileLock lock((paths.models() / "init.lock").string(), "another init of " + c.dir);
   if (fs::exists(paths.config())) {
     RunConfig before = load_run_config(paths.config().string(), {"run.dir=" + c.dir});
     std::string here = to_toml(without_resources(before)), asked = to_toml(without_resources(c));
-    if (here != asked)
-      throw std::runtime_error(paths.config().string() +
-                               ": this directory holds a run with other settings (" +
-                               first_difference(here, asked) + "); use another --dir");
+    check_settings_text(paths.config().string(), here, asked, "use another --dir");
   }
   write_file_atomically(paths.config().string(), to_toml(c));
   if (!fs::exists(paths.checkpoint(0))) {
@@ -240,6 +188,18 @@ Publication checked_publication(const RunPaths& paths, int g) {
   return pub;
 }
 
+namespace {
+
+// selfplay/gen-NNNN/w<id>.lock: held by the process running worker `w`.
+std::string worker_lock(const fs::path& dir, int w) {
+  std::string name = "w";  // (built in steps: GCC 12 warns falsely on "w" + std::to_string(w))
+  name += std::to_string(w);
+  name += ".lock";
+  return (dir / name).string();
+}
+
+}  // namespace
+
 uint64_t worker_games(int games, int w, int n) {
   return uint64_t(games / n + (w < games % n ? 1 : 0));
 }
@@ -264,9 +224,8 @@ void run_selfplay(const RunConfig& c, const RunPaths& paths, int g, const KingPa
     if (w < 0 || w >= workers)
       throw std::runtime_error("worker " + std::to_string(w) + " of " + std::to_string(workers) +
                                ": expected 0 <= id < count");
-    locks.push_back(
-        std::make_unique<FileLock>(dir / ("w" + std::to_string(w) + ".lock"),
-                                   "worker " + std::to_string(w) + " of " + gen_name(g)));
+    locks.push_back(std::make_unique<FileLock>(
+        worker_lock(dir, w), "worker " + std::to_string(w) + " of " + gen_name(g)));
   }
   uint64_t total = 0;
   for (int w : worker_ids) total += worker_games(c.games, w, workers);
@@ -344,16 +303,10 @@ std::vector<std::string> incomplete_selfplay(const RunConfig& c, const RunPaths&
     uint64_t want = worker_games(c.games, w, workers);
     if (have[w] >= want) continue;
     // Held by a live process? Its lock says (flock is released when a process dies).
-    std::string state;
-    fs::path lock = dir / ("w" + std::to_string(w) + ".lock");
-    int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      state = "it never started";
-    } else {
-      state = ::flock(fd, LOCK_EX | LOCK_NB) == 0 ? "no process is running it"
+    LockState lock = lock_state(worker_lock(dir, w));
+    std::string state = lock == LockState::Absent ? "it never started"
+                        : lock == LockState::Free ? "no process is running it"
                                                   : "a process is still running it";
-      ::close(fd);
-    }
     out.push_back("worker " + std::to_string(w) + "/" + std::to_string(workers) + " of " +
                   gen_name(g) + ": " + std::to_string(have[w]) + " of " + std::to_string(want) +
                   " games in shards, " + std::to_string(games_in_journal(dir.string(), w)) +
@@ -590,4 +543,4 @@ void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const K
   write_report(paths);
 }
 
-}  // namespace fuseki::cli
+}  // namespace fuseki

@@ -1,0 +1,248 @@
+// eval table and eval merge: the king-pair table measured with real games (one process, or a
+// slice of an array), its journal and resume, its outputs. cli/cmd_eval.cpp declares the flags.
+#include "eval/table_run.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "eval/table_games.h"
+#include "eval/table_output.h"
+#include "io/atomic_file.h"
+#include "io/clock.h"
+#include "io/journal.h"
+#include "io/settings.h"
+#include "io/slice.h"
+#include "io/stop.h"
+#include "net/evaluator.h"
+#include "selfplay/generator.h"
+
+namespace fuseki {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::map<std::string, std::string> settings_of(const TableRunOptions& a) {
+  std::map<std::string, std::string> s = {{"rules", a.rules},
+                                          {"network", a.network.empty() ? "uniform" : a.network},
+                                          {"playout", a.playout},
+                                          {"seed", std::to_string(a.seed)},
+                                          {"first_pass", std::to_string(a.first_pass)},
+                                          {"band", std::to_string(a.band)},
+                                          {"halfwidth", std::to_string(a.halfwidth)},
+                                          {"temperature", std::to_string(a.temperature)},
+                                          {"mirror", a.mirror}};
+  if (a.precision != "fp32") s["precision"] = a.precision;
+  return s;
+}
+
+void write_outputs(const fs::path& out, TableReport report, const std::vector<PairResult>& results,
+                   const std::string& compare) {
+  write_file_atomically((out / "table.json").string(), table_json(report));
+  write_file_atomically((out / "table.csv").string(), table_csv(report));
+  std::unique_ptr<KingPairTable> earlier;
+  if (!compare.empty()) earlier = std::make_unique<KingPairTable>(KingPairTable::load(compare));
+  write_file_atomically((out / "report.html").string(), table_html(report, earlier.get()));
+  Shard games;  // every game's result and seed
+  games.attributes = report.settings;
+  games.attributes["kind"] = "king_pair_table_games";
+  for (const PairResult& r : results) {
+    GameRow row;
+    row.seed = r.seed;
+    row.winner = r.winner;
+    row.reason = r.reason;
+    row.play_moves = r.moves;
+    row.sente_king = int16_t(pair_sente(r.pair));
+    row.gote_king = int16_t(pair_gote(r.pair));
+    games.games.push_back(row);
+  }
+  write_shard((out / "games.h5").string(), games);
+}
+
+}  // namespace
+
+std::vector<std::string> read_table_journal(const std::string& path,
+                                            std::vector<Schedule>& schedules,
+                                            std::vector<PairResult>& results) {
+  std::vector<std::string> lines = LineJournal::read(path, [&](const std::string& line) {
+    try {
+      json j = json::parse(line);
+      if (j.contains("round")) {
+        Schedule s;
+        s.round = j.at("round").get<int>();
+        for (auto& g : j.at("games"))
+          s.games.push_back({g.at(0).get<int>(), g.at(1).get<int>(), g.at(2).get<uint64_t>()});
+        schedules.push_back(std::move(s));
+      } else {
+        results.push_back({j.at("pair").get<int>(), j.at("index").get<int>(),
+                           j.at("seed").get<uint64_t>(), j.at("winner").get<int8_t>(),
+                           j.at("reason").get<int8_t>(), j.at("moves").get<int16_t>()});
+      }
+      return true;
+    } catch (const json::exception&) {
+      return false;  // torn or garbled: the journal ends before it
+    }
+  });
+  return lines;
+}
+
+int run_table(const TableRunOptions& a) {
+  auto rules = parse_rule_set(a.rules);
+  if (!rules || !rule_info(*rules).balance_kings)
+    throw std::runtime_error(
+        "--rules must be balance or balance-v1 (the table is of Balance Shogi)");
+  // Everything is checked before anything is written: a bad network or slice leaves no
+  // settings.json behind to refuse the corrected command.
+  Slice slice;
+  if (!a.shard.empty()) slice = parse_slice(a.shard, "--shard");
+  std::unique_ptr<net::Evaluator> eval;
+  if (!a.network.empty())
+    eval = std::make_unique<net::Evaluator>(
+        net::Evaluator::from_checkpoint(a.network, {a.device, 1, 64, a.precision}));
+  fs::path out = a.out;
+  fs::create_directories(out);
+  std::map<std::string, std::string> settings = settings_of(a);
+  AllocationOptions o;
+  o.first_pass = a.first_pass;
+  o.band = a.band;
+  o.round_games = a.round_games;
+  o.target_halfwidth = a.halfwidth;
+  o.min_band_games = a.min_band_games;
+  o.max_games = a.max_games;
+  o.adaptive = a.adaptive;
+  if (!a.adaptive) settings["adaptive"] = "off";
+  if (!a.shard.empty()) {
+    for (int p = slice.index; p < KING_PAIRS; p += slice.count) o.pairs.push_back(p);
+    o.adaptive = false;  // a shard plays its slice uniformly; merge combines the slices
+    settings["adaptive"] = "off";
+    settings["shard"] = a.shard;
+  }
+  // A run resumes only with the settings it began with.
+  keep_settings((out / "settings.json").string(), json(settings), "use another --out");
+
+  TableBuilder builder(o, a.seed);
+  std::vector<Schedule> schedules;
+  std::vector<PairResult> results;
+  fs::path journal_path = out / "journal.jsonl";
+  std::vector<std::string> kept = read_table_journal(journal_path.string(), schedules, results);
+  for (const Schedule& s : schedules) builder.restore_schedule(s);
+  for (const PairResult& r : results) builder.restore_result(r);
+  if (!results.empty())
+    std::fprintf(stderr, "eval table: resuming with %zu games from %s\n", results.size(),
+                 journal_path.string().c_str());
+  LineJournal journal(journal_path.string(), kept);  // without a torn last line, then appended
+
+  SelfPlayOptions so;
+  so.rules = *rules;
+  so.batch = a.batch;
+  so.temperature = a.temperature;
+  so.playout = a.playout;
+  so.playout_threads = a.threads;
+  PlacementGames source(eval.get(), so);
+  double t0 = now_seconds();
+  long at_start = builder.games_played();
+  test_point("start");
+  builder.run(
+      source,
+      [&](const Schedule& s) {
+        json g = json::array();
+        for (const PairGame& pg : s.games) g.push_back({pg.pair, pg.index, pg.seed});
+        journal.append(json{{"round", s.round}, {"games", g}}.dump());
+      },
+      [&](const PairResult& r) {
+        results.push_back(r);
+        journal.append(json{
+            {"pair", r.pair},
+            {"index", r.index},
+            {"seed", r.seed},
+            {"winner", r.winner},
+            {"reason", r.reason},
+            {"moves",
+             r.moves}}.dump());
+      },
+      [&](const std::string& msg) {
+        double t = now_seconds() - t0;
+        std::fprintf(stderr, "eval table: %s, %.1f games/s\n", msg.c_str(),
+                     (builder.games_played() - at_start) / std::max(t, 1e-9));
+      });
+
+  std::vector<PairTally> tallies = builder.tallies();
+  if (a.mirror == "pool") tallies = pool_mirrors(tallies);
+  TableReport report = make_report(tallies, a.band, settings);
+  report.rounds = builder.rounds();
+  if (a.mirror == "off") report.mirror_disagreements = -1;
+  report.uniform_equivalent = builder.uniform_equivalent();
+  write_outputs(out, report, results, a.compare);
+  std::printf(
+      "eval table: %ld games, %d rounds (uniform allocation to the same band precision: %ld "
+      "games); "
+      "band %s; table %s, report %s\n",
+      report.games, report.rounds, report.uniform_equivalent,
+      builder.band_precise() ? "precise" : "not precise", (out / "table.json").string().c_str(),
+      (out / "report.html").string().c_str());
+  return 0;
+}
+
+int run_merge(const std::string& out_dir, const std::vector<std::string>& shards, int band,
+              const std::string& compare) {
+  std::vector<PairTally> tallies(KING_PAIRS);
+  std::vector<PairResult> all;
+  json common;
+  std::set<std::string> seen_shards;
+  int rounds = 0;  // the shards' rounds ran side by side
+  for (const std::string& dir : shards) {
+    json s = json::parse(read_file((fs::path(dir) / "settings.json").string()));
+    std::string shard = s.value("shard", "");
+    s.erase("shard");
+    if (common.is_null()) common = s;
+    if (s != common)
+      throw std::runtime_error(dir + ": its settings differ from the first shard's (" + s.dump() +
+                               " vs " + common.dump() + ")");
+    if (!seen_shards.insert(shard).second)
+      throw std::runtime_error(dir + ": shard " + shard + " given twice");
+    if (!fs::exists(fs::path(dir) / "table.json"))
+      throw std::runtime_error(dir + ": shard " + shard +
+                               " is not finished (no table.json); run it again to complete it");
+    std::vector<Schedule> schedules;
+    std::vector<PairResult> results;
+    read_table_journal((fs::path(dir) / "journal.jsonl").string(), schedules, results);
+    rounds = std::max(rounds, int(schedules.size()));
+    TableBuilder one(AllocationOptions{}, 0);
+    for (const PairResult& r : results) one.restore_result(r);
+    for (int p = 0; p < KING_PAIRS; ++p) tallies[size_t(p)] += one.tallies()[size_t(p)];
+    all.insert(all.end(), results.begin(), results.end());
+  }
+  // Every slice of one split, each finished: a missing or unfinished shard would leave pairs
+  // unmeasured without anyone noticing.
+  int count = -1;
+  for (const std::string& shard : seen_shards) {
+    int n = 0;
+    try {
+      n = parse_slice(shard, "shard").count;
+    } catch (const std::runtime_error&) {
+      throw std::runtime_error("eval merge: a directory given is not a shard (--shard i/n) run");
+    }
+    if (count >= 0 && n != count)
+      throw std::runtime_error("eval merge: shards of different splits (" + shard + " and ?/" +
+                               std::to_string(count) + ")");
+    count = n;
+  }
+  for (int i = 0; i < count; ++i)
+    if (!seen_shards.count(std::to_string(i) + "/" + std::to_string(count)))
+      throw std::runtime_error("eval merge: shard " + std::to_string(i) + "/" +
+                               std::to_string(count) + " is missing");
+  std::map<std::string, std::string> settings;
+  for (auto& [k, v] : common.items()) settings[k] = v.get<std::string>();
+  settings["merged_shards"] = std::to_string(shards.size());
+  fs::create_directories(out_dir);
+  TableReport report = make_report(tallies, band, settings);
+  report.rounds = rounds;
+  write_outputs(out_dir, report, all, compare);
+  std::printf("eval merge: %zu shards, %ld games; table %s\n", shards.size(), report.games,
+              (fs::path(out_dir) / "table.json").string().c_str());
+  return 0;
+}
+
+}  // namespace fuseki

@@ -1,0 +1,48 @@
+// eval table and eval merge as library functions (cli/cmd_eval.cpp declares their flags): the
+// king-pair table measured with real games in one process or as a slice of an array, its journal
+// (DIR/journal.jsonl: one line per schedule and per game result, resumed after a kill), its
+// outputs (table.json, table.csv, report.html, games.h5), and the merge of slices.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "eval/table_builder.h"
+
+namespace fuseki {
+
+struct TableRunOptions {
+  std::string out = "runs/table";
+  std::string network;  // empty: uniform random placement
+  std::string rules = "balance";
+  std::string playout = "builtin:nodes=300:noise=20";
+  uint64_t seed = 1;
+  int first_pass = 4, band = 48, round_games = 1024, threads = 2, batch = 64, min_band_games = 0;
+  double halfwidth = 0.05, temperature = 1.0;
+  long max_games = 200000;
+  std::string shard;  // "i/n"
+  std::string mirror = "check";
+  std::string compare;
+  std::string device = "cpu";
+  std::string precision = "fp32";
+  bool adaptive = true;
+};
+
+// Measures (or resumes) the table in options.out; prints progress on stderr and a summary line.
+// Returns the exit status; throws std::runtime_error on bad input (checked before anything is
+// written) and Interrupted on a stop request.
+int run_table(const TableRunOptions& options);
+
+// Combines finished slices (eval table --shard i/n) into one table in `out_dir`; refuses a
+// missing, unfinished, repeated or foreign slice, naming it.
+int run_merge(const std::string& out_dir, const std::vector<std::string>& shards, int band,
+              const std::string& compare);
+
+// A table run's journal: its schedules and results, in order, up to a torn or garbled line;
+// returns the lines kept.
+std::vector<std::string> read_table_journal(const std::string& path,
+                                            std::vector<Schedule>& schedules,
+                                            std::vector<PairResult>& results);
+
+}  // namespace fuseki

@@ -1,0 +1,179 @@
+// The machinery resumable jobs share (io/): line journals, settings checks, i/n slices, file
+// locks, progress lines, atomic commits.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "io/atomic_file.h"
+#include "io/file_lock.h"
+#include "io/journal.h"
+#include "io/progress.h"
+#include "io/settings.h"
+#include "io/slice.h"
+
+namespace fuseki {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() /
+           ("fusekilab_io_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  static int& counter() {
+    static int n = 0;
+    return n;
+  }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+void write_raw(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+const LineJournal::Valid kAny = [](const std::string&) { return true; };
+
+TEST(LineJournal, MissingFileIsEmpty) {
+  TempDir d;
+  EXPECT_TRUE(LineJournal::read(d / "none.jsonl", kAny).empty());
+}
+
+TEST(LineJournal, TornLastLineIsDropped) {
+  TempDir d;
+  write_raw(d / "j", "{\"a\":1}\n{\"a\":2}\n{\"a\":3}");  // killed before the last newline
+  auto lines = LineJournal::read(d / "j", kAny);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1], "{\"a\":2}");
+}
+
+TEST(LineJournal, ReadingStopsAtTheFirstRejectedLine) {
+  TempDir d;
+  write_raw(d / "j", "good 1\ngood 2\nbad\ngood 3\n");
+  auto lines =
+      LineJournal::read(d / "j", [](const std::string& l) { return l.rfind("good", 0) == 0; });
+  EXPECT_EQ(lines, (std::vector<std::string>{"good 1", "good 2"}));
+}
+
+TEST(LineJournal, RewritesToTheKeptLinesThenAppendsAndClears) {
+  TempDir d;
+  write_raw(d / "j", "one\ntwo\nthr");
+  {
+    LineJournal j(d / "j", LineJournal::read(d / "j", kAny));
+    EXPECT_EQ(read_file(d / "j"), "one\ntwo\n");
+    j.append("three");
+    EXPECT_EQ(read_file(d / "j"), "one\ntwo\nthree\n");
+    j.clear();
+    EXPECT_EQ(read_file(d / "j"), "");
+    j.append("four");
+  }
+  EXPECT_EQ(read_file(d / "j"), "four\n");
+}
+
+TEST(Settings, WrittenOnceThenEqualOrRefusedNamingTheDifference) {
+  TempDir d;
+  nlohmann::json a = {{"seed", 1}, {"rules", "balance"}};
+  keep_settings(d / "settings.json", a, "use another --out");
+  EXPECT_TRUE(fs::exists(d / "settings.json"));
+  EXPECT_NO_THROW(keep_settings(d / "settings.json", a, "use another --out"));
+  nlohmann::json b = {{"seed", 2}, {"rules", "balance"}};
+  try {
+    keep_settings(d / "settings.json", b, "use another --out");
+    FAIL() << "other settings accepted";
+  } catch (const std::runtime_error& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("other settings ('seed = 1' here, 'seed = 2' asked); use another --out"),
+              std::string::npos)
+        << m;
+  }
+}
+
+TEST(Settings, AnUnreadableFileIsNamed) {
+  TempDir d;
+  write_raw(d / "settings.json", "{not json");
+  EXPECT_THROW(keep_settings(d / "settings.json", {{"seed", 1}}, "hint"), std::runtime_error);
+}
+
+TEST(Settings, FirstDifferenceOfTexts) {
+  EXPECT_EQ(first_difference("a = 1\nb = 2\n", "a = 1\nb = 3\n"), "'b = 2' here, 'b = 3' asked");
+  EXPECT_EQ(first_difference("a = 1\n", "a = 1\nb = 3\n"), "'' here, 'b = 3' asked");
+  EXPECT_EQ(first_difference("a = 1\n", "a = 1\n"), "no difference");
+}
+
+TEST(Slice, ParsesOnlyIOverN) {
+  EXPECT_EQ(parse_slice("0/1", "--worker"), (Slice{0, 1}));
+  EXPECT_EQ(parse_slice("3/4", "--shard"), (Slice{3, 4}));
+  EXPECT_EQ(parse_slice("3/4", "--shard").text(), "3/4");
+  for (const char* bad : {"1/4x", "4/4", "-1/4", "1/0", "a/b", "", "1/", "/4", " 1/4", "1/ 4",
+                          "1//4", "1/4/5", "+1/4", "9999999999/4"}) {
+    try {
+      parse_slice(bad, "--shard");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                std::string("--shard '") + bad + "': expected i/n with 0 <= i < n");
+    }
+  }
+}
+
+TEST(Slice, FromSlurmArrayVariables) {
+  ::unsetenv("SLURM_ARRAY_TASK_ID");
+  ::unsetenv("SLURM_ARRAY_TASK_COUNT");
+  EXPECT_THROW(slice_from_slurm("--worker"), std::runtime_error);
+  ::setenv("SLURM_ARRAY_TASK_ID", "2", 1);
+  ::setenv("SLURM_ARRAY_TASK_COUNT", "8", 1);
+  EXPECT_EQ(slice_from_slurm("--worker"), (Slice{2, 8}));
+  ::setenv("SLURM_ARRAY_TASK_ID", "8", 1);
+  EXPECT_THROW(slice_from_slurm("--worker"), std::runtime_error);
+  ::unsetenv("SLURM_ARRAY_TASK_ID");
+  ::unsetenv("SLURM_ARRAY_TASK_COUNT");
+}
+
+TEST(FileLock, OneHolderAtATime) {
+  TempDir d;
+  EXPECT_EQ(lock_state(d / "w0.lock"), LockState::Absent);
+  {
+    FileLock held(d / "w0.lock", "worker 0");
+    EXPECT_EQ(lock_state(d / "w0.lock"), LockState::Held);
+    try {
+      FileLock second(d / "w0.lock", "worker 0");
+      FAIL() << "a second holder";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("worker 0 is already running"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(lock_state(d / "w0.lock"), LockState::Free);
+  FileLock again(d / "w0.lock", "worker 0");
+}
+
+TEST(Progress, RateAndEta) {
+  Progress p("selfplay gen-0001", 100);
+  EXPECT_EQ(p.line(25, "batch fill 90%", 5.0),
+            "selfplay gen-0001: 25/100, 5.00/s, batch fill 90%, ETA 15 s");
+  EXPECT_EQ(p.line(0, "", 5.0), "selfplay gen-0001: 0/100, 0.00/s, ETA ?");
+  EXPECT_EQ(p.line(100, "", 4.0), "selfplay gen-0001: 100/100, 25.00/s, ETA 0 s");
+}
+
+TEST(AtomicFile, CommitRenamesAndCreateIsExclusive) {
+  TempDir d;
+  write_raw(d / "x.h5.tmp", "data");
+  commit_file(d / "x.h5.tmp", d / "x.h5");
+  EXPECT_FALSE(fs::exists(d / "x.h5.tmp"));
+  EXPECT_EQ(read_file(d / "x.h5"), "data");
+  EXPECT_THROW(commit_file(d / "missing.tmp", d / "y"), std::runtime_error);
+  EXPECT_TRUE(create_file_atomically(d / "workers", "2\n"));
+  EXPECT_FALSE(create_file_atomically(d / "workers", "3\n"));
+  EXPECT_EQ(read_file(d / "workers"), "2\n");
+  for (const auto& e : fs::directory_iterator(d.path))
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+}
+
+}  // namespace
+}  // namespace fuseki
