@@ -6,50 +6,6 @@
 
 namespace fuseki {
 
-const char* winner_name(Winner w) {
-  switch (w) {
-    case Winner::Sente:
-      return "sente";
-    case Winner::Gote:
-      return "gote";
-    case Winner::Draw:
-      return "draw";
-    case Winner::Void:
-      return "void";
-    case Winner::None:
-      break;
-  }
-  return "none";
-}
-
-const char* reason_name(Reason r) {
-  switch (r) {
-    case Reason::Mate:
-      return "mate";
-    case Reason::Ruling41:
-      return "ruling41";
-    case Reason::Sennichite:
-      return "sennichite";
-    case Reason::PerpetualCheck:
-      return "perpetual_check";
-    case Reason::Declaration:
-      return "declaration";
-    case Reason::MaxMoves:
-      return "max_moves";
-    case Reason::IllegalMove:
-      return "illegal_move";
-    case Reason::Resign:
-      return "resign";
-    case Reason::EngineFailure:
-      return "engine_failure";
-    case Reason::None:
-      break;
-  }
-  return "none";
-}
-
-Winner winner_of(Color c) { return c == BLACK ? Winner::Sente : Winner::Gote; }
-
 DeclarationCheck check_declaration(const Position& pos) {
   DeclarationCheck d;
   const Variant& v = pos.variant();
@@ -130,7 +86,9 @@ void Game::set_void(std::string why) {
 
 void Game::judge_after_move() {
   if (pos_.ruling41()) return finish(Winner::Sente, Reason::Ruling41);
-  if (count_legal(pos_) == 0) return finish(winner_of(~pos_.side_to_move()), Reason::Mate);
+  if (count_legal(pos_) == 0)  // checkmate, or no legal move without check: the mover loses
+    return finish(winner_of(~pos_.side_to_move()),
+                  pos_.checkers() ? Reason::Mate : Reason::NoLegalMove);
   if (pos_.in_placement() || keys_.empty()) return;
 
   // Sennichite: the current position for the fourth time.

@@ -9,26 +9,10 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/outcome.h"
 #include "rules/position.h"
 
 namespace fuseki {
-
-enum class Winner { None, Sente, Gote, Draw, Void };
-enum class Reason {
-  None,
-  Mate,            // the side to move has no legal move
-  Ruling41,        // Gote's king still attacked after ply 40
-  Sennichite,      // fourth repetition: draw
-  PerpetualCheck,  // fourth repetition and one side checked with every move since the first
-  Declaration,     // a valid entering-king declaration wins; an invalid one loses
-  MaxMoves,        // the move cap: draw
-  IllegalMove,     // an engine's illegal move loses
-  Resign,
-  EngineFailure,  // crash, hang or garbage that survived the retries: the game is void
-};
-const char* winner_name(Winner w);  // "sente", "gote", "draw", "void", "none"
-const char* reason_name(Reason r);  // "mate", "ruling41", ...
-Winner winner_of(Color c);
 
 struct GameOptions {
   int max_moves = 320;  // moves of ordinary play (from move 41, or from the start for `shogi`)

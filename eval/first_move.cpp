@@ -37,10 +37,13 @@ struct Tally {
   int sente = 0, gote = 0, draws = 0, voids = 0;
   long moves = 0;
   std::map<std::string, int> reasons;
-  void add(const std::string& winner, const std::string& reason, long play_moves) {
-    (winner == "sente" ? sente : winner == "gote" ? gote : winner == "draw" ? draws : voids)++;
+  void add(Winner winner, Reason reason, long play_moves) {
+    (winner == Winner::Sente  ? sente
+     : winner == Winner::Gote ? gote
+     : winner == Winner::Draw ? draws
+                              : voids)++;
     moves += play_moves;
-    ++reasons[reason];
+    ++reasons[reason_name(reason)];
   }
   int scored() const { return sente + gote + draws; }
   double points() const { return sente + 0.5 * draws; }
@@ -83,15 +86,18 @@ nlohmann::json run_first_move(const FirstMoveOptions& a) {
     fs::path gp = fs::path(a.out) / "games.jsonl";
     std::vector<std::string> kept;
     for (const std::string& line : LineJournal::read(gp.string(), [](const std::string& l) {
+           // games.jsonl stores names: "winner": "sente", "reason": "mate".
            json j = json::parse(l, nullptr, false);
-           return !j.is_discarded() && j.contains("game");
+           return !j.is_discarded() && j.contains("game") &&
+                  winner_from_name(j.value("winner", "")) &&
+                  reason_from_name(j.value("reason", ""));
          })) {
       json j = json::parse(line);
       int i = j["game"].get<int>();
       if (i >= a.games || !done_games.insert(i).second) continue;
-      std::string w = j["winner"].get<std::string>();
-      tally.add(w, j["reason"].get<std::string>(), j["moves"].get<long>());
-      if (w != "void") curve.emplace_back(tally.scored(), tally.points() / tally.scored());
+      Winner w = *winner_from_name(j["winner"].get<std::string>());
+      tally.add(w, *reason_from_name(j["reason"].get<std::string>()), j["moves"].get<long>());
+      if (scored(w)) curve.emplace_back(tally.scored(), tally.points() / tally.scored());
       kept.push_back(line);
     }
     journal = std::make_unique<LineJournal>(gp.string(), kept);
@@ -117,18 +123,18 @@ nlohmann::json run_first_move(const FirstMoveOptions& a) {
         uint64_t seed = Rng::derive(a.seed, 0, uint64_t(i));  // as in `play`
         Game g = play_game(initial, *sente, *gote, seed, a.retries);
         throw_if_stopped();  // an unfinished game is not kept; the next run plays it again
-        std::string w = winner_name(g.winner());
+        Winner w = g.winner();
         json line = {{"game", i},
                      {"seed", a.seed},
                      {"game_seed", seed},
-                     {"winner", w},
+                     {"winner", winner_name(w)},
                      {"reason", reason_name(g.reason())},
                      {"moves", g.play_moves()},
                      {"record", g.record()}};
         std::lock_guard<std::mutex> lock(mu);
         if (journal) journal->append(line.dump());
-        tally.add(w, reason_name(g.reason()), g.play_moves());
-        if (w != "void") curve.emplace_back(tally.scored(), tally.points() / tally.scored());
+        tally.add(w, g.reason(), g.play_moves());
+        if (scored(w)) curve.emplace_back(tally.scored(), tally.points() / tally.scored());
         ++played;
         double low = 0, high = 1;
         wilson_interval(tally.points(), tally.scored(), low, high);

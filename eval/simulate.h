@@ -37,8 +37,11 @@ class SimulatedGames : public GameSource {
       if (fail_after_ >= 0 && played_ >= fail_after_) throw std::runtime_error("killed");
       Rng rng(g.seed);
       double u = rng.uniform();
-      int8_t winner = u < 0.02 ? 2 : rng.uniform() < p_[size_t(g.pair)] ? 0 : 1;
-      done({g.pair, g.index, g.seed, winner, int8_t(winner == 0 && u > 0.95 ? 2 : 1),
+      Winner winner = u < 0.02                             ? Winner::Draw
+                      : rng.uniform() < p_[size_t(g.pair)] ? Winner::Sente
+                                                           : Winner::Gote;
+      done({g.pair, g.index, g.seed, winner,
+            winner == Winner::Sente && u > 0.95 ? Reason::Ruling41 : Reason::Mate,
             int16_t(60 + g.pair % 40)});
       ++played_;
     }

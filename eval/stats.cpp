@@ -12,12 +12,12 @@ GenerationStats generation_stats(const std::vector<GameRow>& games) {
   double points = 0, moves = 0;
   int ruling = 0, stacks[2] = {0, 0};
   for (const GameRow& g : games) {
-    if (g.winner == 3) ++s.voids;
-    if (g.winner > 2) continue;  // void, or not played out
+    if (g.winner == Winner::Void) ++s.voids;
+    if (!scored(g.winner)) continue;  // void, or not played out
     ++s.games;
-    if (g.winner == 2) ++s.draws;
-    points += g.winner == 0 ? 1.0 : g.winner == 2 ? 0.5 : 0.0;
-    ruling += g.reason == int8_t(Reason::Ruling41);
+    if (g.winner == Winner::Draw) ++s.draws;
+    points += score_of(g.winner, BLACK);
+    ruling += g.reason == Reason::Ruling41;
     moves += g.play_moves;
     for (int c = 0; c < 2; ++c) stacks[c] += (g.shapes >> c) & 1;
   }

@@ -40,13 +40,13 @@ void TableBuilder::restore_result(const PairResult& r) {
   if (done[size_t(r.index)]) return;  // a result the journal holds twice counts once
   done[size_t(r.index)] = true;
   ++games_played_;
-  if (r.winner > 2) return;  // void: no result
+  if (!scored(r.winner)) return;  // void: no result
   PairTally& t = tallies_[size_t(r.pair)];
   ++t.games;
-  t.sente_wins += r.winner == 0;
-  t.gote_wins += r.winner == 1;
-  t.draws += r.winner == 2;
-  t.ruling41 += r.reason == 2;
+  t.sente_wins += r.winner == Winner::Sente;
+  t.gote_wins += r.winner == Winner::Gote;
+  t.draws += r.winner == Winner::Draw;
+  t.ruling41 += r.reason == Reason::Ruling41;
   t.move_sum += r.moves;
 }
 

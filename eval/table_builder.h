@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/outcome.h"
 #include "eval/king_pairs.h"
 
 namespace fuseki {
@@ -25,8 +26,8 @@ struct PairResult {
   int pair = 0;
   int index = 0;
   uint64_t seed = 0;
-  int8_t winner = 0;  // 0 Sente, 1 Gote, 2 draw, 3 void
-  int8_t reason = 0;
+  Winner winner = Winner::None;  // stored (journal) as its code, engine/outcome.h
+  Reason reason = Reason::None;
   int16_t moves = 0;
 };
 

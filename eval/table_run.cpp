@@ -76,9 +76,12 @@ std::vector<std::string> read_table_journal(const std::string& path,
           s.games.push_back({g.at(0).get<int>(), g.at(1).get<int>(), g.at(2).get<uint64_t>()});
         schedules.push_back(std::move(s));
       } else {
+        std::optional<Winner> winner = winner_from_code(j.at("winner").get<int>());
+        std::optional<Reason> reason = reason_from_code(j.at("reason").get<int>());
+        if (!winner || !reason) return false;
         results.push_back({j.at("pair").get<int>(), j.at("index").get<int>(),
-                           j.at("seed").get<uint64_t>(), j.at("winner").get<int8_t>(),
-                           j.at("reason").get<int8_t>(), j.at("moves").get<int16_t>()});
+                           j.at("seed").get<uint64_t>(), *winner, *reason,
+                           j.at("moves").get<int16_t>()});
       }
       return true;
     } catch (const json::exception&) {
@@ -157,8 +160,8 @@ int run_table(const TableRunOptions& a) {
             {"pair", r.pair},
             {"index", r.index},
             {"seed", r.seed},
-            {"winner", r.winner},
-            {"reason", r.reason},
+            {"winner", code(r.winner)},
+            {"reason", code(r.reason)},
             {"moves",
              r.moves}}.dump());
       },

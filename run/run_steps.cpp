@@ -411,8 +411,8 @@ nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
           if (game.row.sente_eval < 0) return;
           points += a_side == 0 ? game.row.sente_eval : 1.0 - game.row.sente_eval;
         } else {
-          if (game.row.winner > 2) return;
-          points += game.row.winner == 2 ? 0.5 : game.row.winner == a_side ? 1.0 : 0.0;
+          if (!scored(game.row.winner)) return;
+          points += score_of(game.row.winner, a_side == 0 ? BLACK : WHITE);
         }
         ++n;
       });

@@ -61,25 +61,6 @@ SelfPlayGenerator::SelfPlayGenerator(net::Evaluator* sente, net::Evaluator* gote
 
 SelfPlayGenerator::~SelfPlayGenerator() = default;
 
-namespace {
-
-int8_t winner_code(Winner w) {
-  switch (w) {
-    case Winner::Sente:
-      return 0;
-    case Winner::Gote:
-      return 1;
-    case Winner::Draw:
-      return 2;
-    case Winner::Void:
-      return 3;
-    default:
-      return 4;  // not played out
-  }
-}
-
-}  // namespace
-
 void SelfPlayGenerator::place_batch(std::vector<Slot>& slots) {
   bool balance = rule_info(options_.rules).balance_kings;
   // Kings and the side choice by table or uniformly: no network decision, no training row.
@@ -273,8 +254,8 @@ void SelfPlayGenerator::play(const std::vector<GameSpec>& games,
       g.index = s.index;
       g.row.seed = s.seed;
       g.row.rules = int8_t(options_.rules);
-      g.row.winner = winner_code(s.game.winner());
-      g.row.reason = int8_t(s.game.reason());
+      g.row.winner = s.game.winner();
+      g.row.reason = s.game.reason();
       g.row.play_moves = int16_t(s.game.play_moves());
       if (balance && s.game.chooser_takes) {
         g.row.chooser_takes = int8_t(*s.game.chooser_takes);

@@ -16,11 +16,10 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 std::string record_line(const PlayedGame& g) {
-  static const char* winners[] = {"sente", "gote", "draw", "void", "none"};
   const GameRow& w = g.row;
   return w.record + " # game=" + std::to_string(g.index) + " seed=" + std::to_string(w.seed) +
-         " winner=" + winners[std::min<int>(std::max<int>(w.winner, 0), 4)] +
-         " reason=" + std::to_string(w.reason) + " moves=" + std::to_string(w.play_moves);
+         " winner=" + winner_name(w.winner) + " reason=" + std::to_string(code(w.reason)) +
+         " moves=" + std::to_string(w.play_moves);
 }
 
 std::string journal_line(const PlayedGame& g) {
@@ -28,13 +27,13 @@ std::string journal_line(const PlayedGame& g) {
   for (const DecisionRow& r : g.decisions)
     d.push_back({r.ply, r.mover, r.action, r.move, r.legal, r.prob, r.value});
   const GameRow& w = g.row;
-  json j = {{"index", g.index},   {"seed", w.seed},
-            {"rules", w.rules},   {"winner", w.winner},
-            {"reason", w.reason}, {"play_moves", w.play_moves},
-            {"placer", w.placer}, {"chooser", w.chooser_takes},
-            {"sk", w.sente_king}, {"gk", w.gote_king},
-            {"shapes", w.shapes}, {"ev", w.sente_eval},
-            {"record", w.record}, {"d", d}};
+  json j = {{"index", g.index},         {"seed", w.seed},
+            {"rules", w.rules},         {"winner", code(w.winner)},
+            {"reason", code(w.reason)}, {"play_moves", w.play_moves},
+            {"placer", w.placer},       {"chooser", w.chooser_takes},
+            {"sk", w.sente_king},       {"gk", w.gote_king},
+            {"shapes", w.shapes},       {"ev", w.sente_eval},
+            {"record", w.record},       {"d", d}};
   return j.dump();
 }
 
@@ -46,8 +45,11 @@ bool parse_journal_line(const std::string& line, PlayedGame& g) {
     GameRow& w = g.row;
     w.seed = j.at("seed").get<uint64_t>();
     w.rules = j.at("rules").get<int8_t>();
-    w.winner = j.at("winner").get<int8_t>();
-    w.reason = j.at("reason").get<int8_t>();
+    std::optional<Winner> winner = winner_from_code(j.at("winner").get<int>());
+    std::optional<Reason> reason = reason_from_code(j.at("reason").get<int>());
+    if (!winner || !reason) return false;
+    w.winner = *winner;
+    w.reason = *reason;
     w.play_moves = j.at("play_moves").get<int16_t>();
     w.placer = j.at("placer").get<int8_t>();
     w.chooser_takes = j.at("chooser").get<int8_t>();

@@ -198,9 +198,9 @@ void write_shard(const std::string& path, const Shard& shard) {
     write_column<int8_t, GameRow>(
         games.id, "rules", g, [](const GameRow& r) { return r.rules; }, tmp);
     write_column<int8_t, GameRow>(
-        games.id, "winner", g, [](const GameRow& r) { return r.winner; }, tmp);
+        games.id, "winner", g, [](const GameRow& r) { return code(r.winner); }, tmp);
     write_column<int8_t, GameRow>(
-        games.id, "reason", g, [](const GameRow& r) { return r.reason; }, tmp);
+        games.id, "reason", g, [](const GameRow& r) { return code(r.reason); }, tmp);
     write_column<int16_t, GameRow>(
         games.id, "play_moves", g, [](const GameRow& r) { return r.play_moves; }, tmp);
     write_column<int8_t, GameRow>(
@@ -290,9 +290,16 @@ Shard read_shard(const std::string& path) {
         chooser.size(), sk.size(), gk.size(), shapes.size(), sente_eval.size(), record.size()})
     if (size != n) throw ShardError(path + ": game columns differ in length");
   s.games.resize(n);
-  for (size_t i = 0; i < n; ++i)
-    s.games[i] = {seed[i],    rules[i], winner[i], reason[i], play_moves[i], placer[i],
-                  chooser[i], sk[i],    gk[i],     shapes[i], sente_eval[i], record[i]};
+  for (size_t i = 0; i < n; ++i) {
+    std::optional<Winner> w = winner_from_code(winner[i]);
+    std::optional<Reason> r = reason_from_code(reason[i]);
+    if (!w || !r)
+      throw ShardError(path + ": game " + std::to_string(i) + " has an unknown " +
+                       (!w ? "winner" : "reason") + " code " +
+                       std::to_string(!w ? winner[i] : reason[i]));
+    s.games[i] = {seed[i],    rules[i], *w,    *r,        play_moves[i], placer[i],
+                  chooser[i], sk[i],    gk[i], shapes[i], sente_eval[i], record[i]};
+  }
 
   Handle dec(H5Gopen2(file.id, "decisions", H5P_DEFAULT), H5Gclose);
   if (dec.id < 0) throw ShardError(path + ": not a fusekilab shard (no group decisions)");

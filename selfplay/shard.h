@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/outcome.h"
+
 namespace fuseki {
 
 constexpr int SHARD_FORMAT_VERSION = 1;
@@ -28,10 +30,10 @@ struct DecisionRow {
 // One game: its seed, result and record.
 struct GameRow {
   uint64_t seed = 0;
-  int8_t rules = 0;           // RuleSet id
-  int8_t winner = 0;          // 0 Sente, 1 Gote, 2 draw, 3 void
-  int8_t reason = 0;          // engine Reason id
-  int16_t play_moves = 0;     // moves of ordinary play after ply 40
+  int8_t rules = 0;              // RuleSet id
+  Winner winner = Winner::None;  // stored as its code (engine/outcome.h): 0 Sente ... 4 none
+  Reason reason = Reason::None;  // stored as its code
+  int16_t play_moves = 0;        // moves of ordinary play after ply 40
   int8_t placer = -1;         // Balance: the side of the player who placed the kings; -1 otherwise
   int8_t chooser_takes = -1;  // Balance: the side the chooser took; -1 otherwise
   int16_t sente_king = -1;    // squares of the kings after placement

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "engine/match.h"
 #include "rules/record.h"
@@ -48,6 +49,48 @@ TEST(GameEnd, NoLegalMoveAtMove41Loses) {
                    "kpppppppp/plssrl2b/ggn3n2/9/9/3GKG3/3SPS3/LNB3RNL/PPPP1PPPP b - 41");
   EXPECT_EQ(g.winner(), Winner::Gote);
   EXPECT_EQ(g.reason(), Reason::Mate);
+}
+
+TEST(GameEnd, NoLegalMoveWithoutCheckIsNotMate) {
+  // Gote's king on 9a, not in check: 8a and 8b are the rook's, 9b the pushed pawn's; Gote has
+  // nothing else. The side to move loses, by no_legal_move (checkmate keeps the name mate).
+  Game g = game_at(RuleSet::Shogi, "k8/9/9/P8/9/9/9/9/1R6K b - 1", "9d9c");
+  EXPECT_EQ(g.winner(), Winner::Sente);
+  EXPECT_EQ(g.reason(), Reason::NoLegalMove);
+  EXPECT_STREQ(reason_name(g.reason()), "no_legal_move");
+}
+
+TEST(Outcome, StoredCodesAndNamesRoundTrip) {
+  // The values shards and journals hold (pinned by static_asserts in engine/outcome.h too).
+  EXPECT_EQ(code(Winner::Sente), 0);
+  EXPECT_EQ(code(Winner::Void), 3);
+  EXPECT_EQ(code(Winner::None), 4);
+  EXPECT_EQ(code(Reason::Ruling41), 2);
+  EXPECT_EQ(code(Reason::EngineFailure), 9);
+  std::set<std::string> names;
+  for (int v = 0; v < kReasonCount; ++v) {
+    Reason r = *reason_from_code(v);
+    EXPECT_EQ(code(r), v);
+    EXPECT_EQ(reason_from_name(reason_name(r)), r);
+    names.insert(reason_name(r));
+  }
+  EXPECT_EQ(names.size(), size_t(kReasonCount));  // a name for every code, no two alike
+  for (int v = 0; v <= code(Winner::None); ++v)
+    EXPECT_EQ(winner_from_name(winner_name(*winner_from_code(v))), winner_from_code(v));
+  EXPECT_FALSE(winner_from_code(5));
+  EXPECT_FALSE(winner_from_code(-1));
+  EXPECT_FALSE(reason_from_code(kReasonCount));
+  EXPECT_FALSE(reason_from_name("stalemate"));
+}
+
+TEST(Outcome, Scores) {
+  EXPECT_EQ(score_of(Winner::Sente, BLACK), 1.0);
+  EXPECT_EQ(score_of(Winner::Sente, WHITE), 0.0);
+  EXPECT_EQ(score_of(Winner::Gote, WHITE), 1.0);
+  EXPECT_EQ(score_of(Winner::Draw, BLACK), 0.5);
+  EXPECT_TRUE(scored(Winner::Draw));
+  EXPECT_FALSE(scored(Winner::Void));
+  EXPECT_FALSE(scored(Winner::None));
 }
 
 TEST(GameEnd, Ruling41BeforeAnythingElse) {

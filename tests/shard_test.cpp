@@ -28,8 +28,8 @@ Shard sample() {
     GameRow row;
     row.seed = 1000 + uint64_t(g);
     row.rules = 3;
-    row.winner = int8_t(g % 3);
-    row.reason = 1;
+    row.winner = *winner_from_code(g % 3);
+    row.reason = Reason::Mate;
     row.play_moves = int16_t(50 + g);
     row.placer = 0;
     row.chooser_takes = 1;

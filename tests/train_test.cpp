@@ -33,7 +33,7 @@ double sente_score(net::Evaluator& eval, uint64_t seed, int games) {
   SelfPlayGenerator gen(eval, options(seed));
   int wins = 0, n = 0;
   gen.play(0, uint64_t(games), [&](PlayedGame&& g) {
-    wins += g.row.winner == 0;
+    wins += g.row.winner == Winner::Sente;
     ++n;
   });
   return double(wins) / n;

@@ -9,7 +9,8 @@ namespace fuseki {
 float decision_reward(const GameRow& game, const DecisionRow& d, RewardMode mode, double mix) {
   int side = d.mover;
   if (game.placer >= 0 && d.ply < 2) side = game.placer;
-  double result = game.winner == 2 ? 0.0 : game.winner == side ? 1.0 : -1.0;
+  // +1 for a win of the side that decided, 0 for a draw, -1 for a loss.
+  double result = 2 * score_of(game.winner, side == 0 ? BLACK : WHITE) - 1;
   double p = side == 0 ? game.sente_eval : 1.0 - game.sente_eval;
   double eval = 2 * p - 1;
   switch (mode) {
@@ -24,7 +25,7 @@ float decision_reward(const GameRow& game, const DecisionRow& d, RewardMode mode
 }
 
 bool TrainingWindow::usable(const GameRow& game) const {
-  bool has_result = game.winner <= 2, has_eval = game.sente_eval >= 0;
+  bool has_result = scored(game.winner), has_eval = game.sente_eval >= 0;
   switch (mode_) {
     case RewardMode::Eval:
       return has_eval;
