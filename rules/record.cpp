@@ -8,6 +8,7 @@ Record play_record(Position& pos, std::string_view text) {
   Record rec;
   size_t i = 0;
   int index = 0;
+  const int first_ply = pos.ply();
   while (i < text.size()) {
     if (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
       ++i;
@@ -33,6 +34,11 @@ Record play_record(Position& pos, std::string_view text) {
         throw RulesError(where + "expected choose:sente or choose:gote");
       continue;
     }
+    // Balance: the chooser picks a side right after the two kings, before any other drop.
+    if (pos.info().balance_kings && pos.ply() == 2 && first_ply < 2 && !rec.chooser_takes)
+      throw RulesError(where +
+                       "in Balance Shogi the side choice (choose:sente or choose:gote) comes "
+                       "right after the two kings, before any other drop");
     Move m;
     try {
       m = parse_move(pos, token);

@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -12,6 +13,8 @@
 
 namespace fuseki {
 namespace {
+
+namespace fs = std::filesystem;
 
 // One declared setting: how to read it from TOML or text, how to print it.
 struct Setting {
@@ -116,7 +119,7 @@ Setting boolean(bool& field) {
           [&field] { return std::string(field ? "true" : "false"); }};
 }
 
-std::string quoted(const std::string& s) {
+std::string toml_string(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';
@@ -136,7 +139,7 @@ Setting text(std::string& field,
             if (!n.is_string() || !v) fail(where, "expected a string");
             set(*v, where);
           },
-          set, [&field] { return quoted(field); }};
+          set, [&field] { return toml_string(field); }};
 }
 
 using Table = std::vector<std::pair<std::string, Setting>>;
@@ -234,6 +237,12 @@ RunConfig load_run_config(const std::string& path, const std::vector<std::string
         kt->second.from_toml(value, where);
       }
     }
+    // Input files named in a config file are relative to that file (made absolute, so a run
+    // directory's config.toml means the same from anywhere); --set values below are relative to
+    // the working directory, as on any command line.
+    fs::path base = fs::absolute(fs::path(path)).parent_path();
+    for (std::string* file : {&c.king_table, &c.init_from})
+      if (!file->empty()) *file = (base / *file).lexically_normal().string();
   }
   for (const std::string& o : overrides) {
     size_t eq = o.find('='), dot = o.find('.');

@@ -5,7 +5,7 @@
 # trains what two separate worker processes played. Timeouts count from the last sign of
 # progress, so a loaded machine only makes the test slower.
 set -euo pipefail
-bin="$1"
+bin=$(readlink -f "$1")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 run="$dir/run"
@@ -23,7 +23,15 @@ sets=(--set selfplay.games=24 --set selfplay.shard_games=8 --set train.steps=5
 expect_error "other settings ('seed = 1' here, 'seed = 2' asked)" "$bin" init --dir "$run" "${sets[@]}" --set run.seed=2
 grep -q '"hash":"[0-9a-f]\{16\}"' "$run/models/latest.json" || fail "no published gen-0000"
 
+# Input files named in a config file are relative to the file, whatever the working directory.
+mkdir -p "$dir/cfg"
+printf '[selfplay]\nkings = "table"\nking_table = "kings.json"\n' >"$dir/cfg/run.toml"
+(cd / && "$bin" init --dir "$dir/cfgrun" --config "$dir/cfg/run.toml" "${sets[@]}" >/dev/null)
+grep -qxF "king_table = \"$dir/cfg/kings.json\"" "$dir/cfgrun/config.toml" ||
+  fail "king_table not resolved against its config file: $(grep king_table "$dir/cfgrun/config.toml")"
+
 expect_error "expected i/n" "$bin" selfplay --dir "$run" --worker 2/2
+expect_error "expected i/n" "$bin" selfplay --dir "$run" --worker 1/2x
 expect_error "not in a Slurm array" "$bin" selfplay --dir "$run"
 expect_error "fixed by its config.toml" "$bin" selfplay --dir "$run" --worker 0/2 --set selfplay.games=5
 expect_error "no run here" "$bin" selfplay --dir "$dir/none" --worker 0/1

@@ -117,10 +117,14 @@ TEST(SfenErrors, PlacementPositionsThatCannotArise) {
 TEST(RecordErrors, IllegalOrMalformedTokensAreNamed) {
   expect_bad_record(RuleSet::Balance, "P*7g", "record token 1: move 'P*7g'");
   expect_bad_record(RuleSet::Balance, "K*5i K*5e", "record token 2: move 'K*5e'");
-  expect_bad_record(RuleSet::Balance, "K*5i K*5a G*5a", "illegal");
-  expect_bad_record(RuleSet::Balance, "K*5i K*5a x7g", "not a move");
-  expect_bad_record(RuleSet::Balance, "K*5i K*5a p*7g", "unknown piece letter");
-  expect_bad_record(RuleSet::Balance, "K*5i K*5a P*0g", "bad square");
+  expect_bad_record(RuleSet::Balance, "K*5i K*5a choose:sente G*5a", "illegal");
+  // The side choice comes right after the kings: a drop before it is refused, naming the token.
+  expect_bad_record(RuleSet::Balance, "K*5i K*5a P*7g",
+                    "token 3 'P*7g': in Balance Shogi the side choice");
+  expect_bad_record(RuleSet::BalanceV1, "K*5i K*5a P*7g choose:sente", "token 3 'P*7g'");
+  expect_bad_record(RuleSet::Balance, "K*5i K*5a choose:sente x7g", "not a move");
+  expect_bad_record(RuleSet::Balance, "K*5i K*5a choose:sente p*7g", "unknown piece letter");
+  expect_bad_record(RuleSet::Balance, "K*5i K*5a choose:sente P*0g", "bad square");
   expect_bad_record(RuleSet::Shogi, "7g7f 3c3d 8h2b 3a2b 2b2a", "illegal");
 }
 

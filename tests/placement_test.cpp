@@ -52,7 +52,7 @@ TEST(FusekiDropZone, GoteDropsIntoRanksAToD) {
 }
 
 TEST(PlacementNifu, NoSecondOwnPawnOnAFileButTheOpponentsDoesNotCount) {
-  Position pos = after(RuleSet::Balance, "K*5i K*5a P*7g");
+  Position pos = after(RuleSet::Balance, "K*5i K*5a choose:sente P*7g");
   EXPECT_TRUE(legal_moves(pos).count("P*7c"));  // Sente's pawn on file 7 does not bind Gote
   play_record(pos, "P*7c");
   auto moves = legal_moves(pos);
@@ -64,7 +64,7 @@ TEST(PlacementNifu, NoSecondOwnPawnOnAFileButTheOpponentsDoesNotCount) {
 
 TEST(FileFillBan, FourthOwnNonPawnOnAFileIsIllegalAPawnIsNot) {
   // File 9 of Sente's camp holds K, L, S: the last square takes only a pawn.
-  Position pos = after(RuleSet::Balance, "K*9i K*5a L*9h P*1c S*9g P*2c");
+  Position pos = after(RuleSet::Balance, "K*9i K*5a choose:sente L*9h P*1c S*9g P*2c");
   auto moves = legal_moves(pos);
   EXPECT_TRUE(moves.count("P*9f"));
   for (const char* m : {"G*9f", "N*9f", "B*9f", "R*9f", "S*9f", "L*9f"})
@@ -81,14 +81,14 @@ TEST(FileFillBan, KingIncludedInFuseki) {
 }
 
 TEST(FileFillBan, GotesFilesToo) {
-  Position pos = after(RuleSet::Balance, "K*5i K*9a P*1g L*9b P*2g G*9c P*3g");
+  Position pos = after(RuleSet::Balance, "K*5i K*9a choose:sente P*1g L*9b P*2g G*9c P*3g");
   auto moves = legal_moves(pos);
   EXPECT_FALSE(moves.count("S*9d"));
   EXPECT_TRUE(moves.count("P*9d"));
 }
 
 TEST(Nihikyo, NoRookOrLanceOnAFileWithOwnRookOrLance) {
-  Position pos = after(RuleSet::Balance, "K*5i K*5a L*9i L*1a");
+  Position pos = after(RuleSet::Balance, "K*5i K*5a choose:sente L*9i L*1a");
   auto moves = legal_moves(pos);
   EXPECT_FALSE(moves.count("L*9h"));
   EXPECT_FALSE(moves.count("R*9h"));
@@ -98,7 +98,7 @@ TEST(Nihikyo, NoRookOrLanceOnAFileWithOwnRookOrLance) {
 }
 
 TEST(Nihikyo, RookThenLance) {
-  Position pos = after(RuleSet::Balance, "K*5i K*5a R*8h P*1c");
+  Position pos = after(RuleSet::Balance, "K*5i K*5a choose:sente R*8h P*1c");
   auto moves = legal_moves(pos);
   EXPECT_FALSE(moves.count("L*8g"));
   EXPECT_FALSE(moves.count("L*8i"));
@@ -106,7 +106,7 @@ TEST(Nihikyo, RookThenLance) {
 }
 
 TEST(Nihikyo, NotInBalanceV1OrFuseki) {
-  EXPECT_TRUE(legal_moves(after(RuleSet::BalanceV1, "K*5i K*5a L*9i L*1a")).count("L*9h"));
+  EXPECT_TRUE(legal_moves(after(RuleSet::BalanceV1, "K*5i K*5a choose:sente L*9i L*1a")).count("L*9h"));
   EXPECT_TRUE(legal_moves(after(RuleSet::Fuseki, "L*9i L*1a")).count("L*9h"));
 }
 
