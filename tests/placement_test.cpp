@@ -106,7 +106,8 @@ TEST(Nihikyo, RookThenLance) {
 }
 
 TEST(Nihikyo, NotInBalanceV1OrFuseki) {
-  EXPECT_TRUE(legal_moves(after(RuleSet::BalanceV1, "K*5i K*5a choose:sente L*9i L*1a")).count("L*9h"));
+  EXPECT_TRUE(
+      legal_moves(after(RuleSet::BalanceV1, "K*5i K*5a choose:sente L*9i L*1a")).count("L*9h"));
   EXPECT_TRUE(legal_moves(after(RuleSet::Fuseki, "L*9i L*1a")).count("L*9h"));
 }
 
