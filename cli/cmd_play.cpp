@@ -94,8 +94,8 @@ int run_play(const PlayArgs& a) {
   EngineRegistry engines = default_engines();
   // Fail on a bad spec before any game starts.
   try {
-    make_player(a.sente, engines)->prepare();
-    make_player(a.gote, engines)->prepare();
+    make_player(a.sente, engines, r)->prepare();
+    make_player(a.gote, engines, r)->prepare();
   } catch (const std::exception& e) {
     throw RulesError(e.what());
   }
@@ -110,8 +110,8 @@ int run_play(const PlayArgs& a) {
   double last_report = 0;
 
   auto worker = [&](int worker_id) {
-    auto sente = make_player(a.sente, engines);
-    auto gote = make_player(a.gote, engines);
+    auto sente = make_player(a.sente, engines, r);
+    auto gote = make_player(a.gote, engines, r);
     (void)worker_id;
     while (true) {
       int i = next_game++;
@@ -199,8 +199,8 @@ int run_demo(RuleSet r, uint64_t seed, const std::string& engine) {
   EngineRegistry engines = default_engines();
   std::unique_ptr<Player> sente, gote;
   try {
-    sente = make_player(engine, engines);
-    gote = make_player(engine, engines);
+    sente = make_player(engine, engines, r);
+    gote = make_player(engine, engines, r);
     sente->prepare();
     gote->prepare();
   } catch (const std::exception& e) {

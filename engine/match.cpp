@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 #include <vector>
 
 #include "io/stop.h"
 #include "rules/movegen.h"
+#include "rules/ruleset.h"
 
 namespace fuseki {
 
@@ -88,7 +90,8 @@ EngineRegistry default_engines() {
   UsiConfig fsf;
   fsf.name = "fairy-stockfish";
   fsf.path = find_program("fairy-stockfish");
-  fsf.options = {{"UCI_Variant", "shogi"}, {"Threads", "1"}, {"USI_Hash", "16"}};
+  fsf.options = {{"Threads", "1"}, {"Hash", "16"}};  // (its option is Hash: USI_Hash it ignores)
+  fsf.variant_option = "UCI_Variant";
   fsf.nodes = 1000;
   r[fsf.name] = fsf;
   UsiConfig gps;
@@ -128,7 +131,8 @@ long long parse_number(const std::string& spec, const std::string& key, const st
 
 }  // namespace
 
-std::unique_ptr<Player> make_player(const std::string& spec, const EngineRegistry& engines) {
+std::unique_ptr<Player> make_player(const std::string& spec, const EngineRegistry& engines,
+                                    RuleSet rules) {
   std::vector<std::string> parts = split_colon(spec);
   std::string kind = parts[0];
   size_t first_option = 1;
@@ -164,6 +168,19 @@ std::unique_ptr<Player> make_player(const std::string& spec, const EngineRegistr
       throw std::invalid_argument("engine '" + spec + "': option '" + parts[i] +
                                   "' is not key=value");
     std::string key = parts[i].substr(0, eq), value = parts[i].substr(eq + 1);
+    bool budget = key == "nodes" || key == "depth" || key == "movetime" || key == "timeout" ||
+                  (key == "noise" && !is_usi);
+    if (is_usi && !budget) {  // any other key is the engine's own option: setoption name K value V
+      if (key.empty())
+        throw std::invalid_argument("engine '" + spec + "': an option without a name");
+      auto same = std::find_if(usi.options.begin(), usi.options.end(),
+                               [&](const auto& o) { return o.first == key; });
+      if (same != usi.options.end())
+        same->second = value;
+      else
+        usi.options.emplace_back(key, value);
+      continue;
+    }
     long long n = parse_number(spec, key, value);
     if (key == "nodes" || key == "depth" || key == "movetime") {
       if (!budget_given) {  // the first budget given replaces the default one
@@ -191,7 +208,10 @@ std::unique_ptr<Player> make_player(const std::string& spec, const EngineRegistr
       throw std::invalid_argument("engine '" + spec + "': unknown option '" + key + "'");
     }
   }
-  if (is_usi) return std::make_unique<UsiPlayer>(usi);
+  if (is_usi) {
+    usi.variant = rule_info(rules).usi_variant;
+    return std::make_unique<UsiPlayer>(usi);
+  }
   if (!budget_given) limits.nodes = 1000;
   return std::make_unique<BuiltinPlayer>(limits, noise);
 }

@@ -39,6 +39,10 @@ EngineRegistry default_engines();
 // "usi:PATH[:nodes=N|depth=D|movetime=MS][:timeout=S]" or a registry name with the same options
 // (timeout: seconds before a search counts as hung).
 // Throws std::invalid_argument naming the bad part.
-std::unique_ptr<Player> make_player(const std::string& spec, const EngineRegistry& engines);
+// USI engines also take their own options: `usi:PATH:Threads=1:USI_Hash=64`,
+// `fairy-stockfish:nodes=500:Threads=2` (checked against what the engine advertises when it
+// starts). `rules` selects the variant an engine that plays several is told (UCI_Variant).
+std::unique_ptr<Player> make_player(const std::string& spec, const EngineRegistry& engines,
+                                    RuleSet rules = RuleSet::Shogi);
 
 }  // namespace fuseki

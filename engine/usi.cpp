@@ -87,8 +87,44 @@ void UsiEngine::start() {
   buffer_.clear();
   ++starts_;
   send("usi");
-  read_until("usiok", config_.startup_timeout);
-  for (auto& [name, value] : config_.options) send("setoption name " + name + " value " + value);
+  std::vector<std::string> lines;
+  read_until("usiok", config_.startup_timeout, &lines);
+  advertised_.clear();
+  for (const std::string& l : lines)
+    if (l.rfind("option name ", 0) == 0) {
+      size_t end = l.find(" type ", 12);
+      advertised_[l.substr(12, end == std::string::npos ? end : end - 12)] = l;
+    }
+  // Options an engine does not have are ignored by it in silence: refuse them here (an engine
+  // that advertises no option at all gets them as given, as do the protocol's own USI_Hash and
+  // USI_Ponder, which engines need not advertise).
+  auto known = [&](const std::string& name) {
+    return advertised_.empty() || advertised_.count(name) > 0 || name == "USI_Hash" ||
+           name == "USI_Ponder";
+  };
+  auto refuse = [&](const std::string& why) {
+    stop();
+    throw EngineError(config_.name + ": " + why);
+  };
+  for (auto& [name, value] : config_.options) {
+    if (!known(name)) {
+      std::string have;
+      for (auto& [n, line] : advertised_) have += (have.empty() ? "" : ", ") + n;
+      refuse("no option '" + name + "' (it has: " + have + ")");
+    }
+    if (name != config_.variant_option) send("setoption name " + name + " value " + value);
+  }
+  // The variant: through the variant option, which must offer it ("var yarishogi" in a combo).
+  if (config_.variant_option.empty()) {
+    if (config_.variant != "shogi") refuse("plays shogi only, not " + config_.variant);
+  } else {
+    auto it = advertised_.find(config_.variant_option);
+    if (it != advertised_.end() && it->second.find(" type combo ") != std::string::npos &&
+        (it->second + " ").find(" var " + config_.variant + " ") == std::string::npos)
+      refuse("this build of the engine does not know the variant '" + config_.variant + "' (" +
+             config_.variant_option + " offers no such value)");
+    send("setoption name " + config_.variant_option + " value " + config_.variant);
+  }
   send("isready");
   read_until("readyok", config_.startup_timeout);
 }
@@ -156,11 +192,13 @@ std::string UsiEngine::read_line(double deadline, const std::string& waiting_for
   }
 }
 
-std::string UsiEngine::read_until(const std::string& prefix, double timeout) {
+std::string UsiEngine::read_until(const std::string& prefix, double timeout,
+                                  std::vector<std::string>* skipped) {
   double deadline = now() + timeout;
   while (true) {
     std::string line = read_line(deadline, prefix);
     if (line.compare(0, prefix.size(), prefix) == 0) return line;
+    if (skipped) skipped->push_back(line);
   }
 }
 

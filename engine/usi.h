@@ -19,9 +19,13 @@ struct UsiConfig {
   std::string path;
   std::vector<std::string> args;
   std::vector<std::pair<std::string, std::string>> options;  // setoption name N value V
-  uint64_t nodes = 0;                                        // go nodes N
-  int depth = 0;                                             // go depth D
-  int movetime_ms = 0;                                       // go btime 0 wtime 0 byoyomi T
+  // The option that selects the variant (Fairy-Stockfish: UCI_Variant); empty: the engine plays
+  // shogi only. `variant` (the rule set's usi_variant) is set through it when the engine starts.
+  std::string variant_option;
+  std::string variant = "shogi";
+  uint64_t nodes = 0;       // go nodes N
+  int depth = 0;            // go depth D
+  int movetime_ms = 0;      // go btime 0 wtime 0 byoyomi T
   double move_timeout = 0;  // seconds before a search counts as hung; 0: 10 s + 3 x movetime
   double startup_timeout = 15;
 };
@@ -61,7 +65,8 @@ class UsiEngine {
   // The next output line, waiting until `deadline` (steady-clock seconds).
   std::string read_line(double deadline, const std::string& waiting_for);
   // Reads lines until one starts with `prefix`; returns it.
-  std::string read_until(const std::string& prefix, double timeout);
+  std::string read_until(const std::string& prefix, double timeout,
+                         std::vector<std::string>* skipped = nullptr);
   double move_timeout() const;
 
   UsiConfig config_;
@@ -69,6 +74,7 @@ class UsiEngine {
   int to_engine_ = -1, from_engine_ = -1;
   std::string buffer_;
   int starts_ = 0;
+  std::map<std::string, std::string> advertised_;  // option name -> its "option name" line
 };
 
 // A USI engine as a player. A failure stops the process (the next decision restarts it) and is

@@ -69,7 +69,7 @@ nlohmann::json run_first_move(const FirstMoveOptions& a) {
                      "shogi, or --sfen)");
   EngineRegistry engines = default_engines();
   try {
-    make_player(a.engine, engines)->prepare();
+    make_player(a.engine, engines, *r)->prepare();
   } catch (const std::exception& e) {
     throw RulesError(e.what());
   }
@@ -114,8 +114,8 @@ nlohmann::json run_first_move(const FirstMoveOptions& a) {
   std::vector<std::exception_ptr> errors(size_t(std::max(1, a.threads)));
   auto worker = [&](int t) {
     try {
-      auto sente = make_player(a.engine, engines);
-      auto gote = make_player(a.engine, engines);
+      auto sente = make_player(a.engine, engines, *r);
+      auto gote = make_player(a.engine, engines, *r);
       while (true) {
         int i = next++;
         if (i >= a.games) return;

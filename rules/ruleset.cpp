@@ -4,11 +4,11 @@ namespace fuseki {
 namespace {
 
 constexpr RuleInfo kRules[] = {
-    {RuleSet::Shogi, "shogi", false, false, false},
-    {RuleSet::Fuseki, "fuseki", true, false, false},
-    {RuleSet::BalanceV1, "balance-v1", true, true, false},
-    {RuleSet::Balance, "balance", true, true, true},
-    {RuleSet::Yari, "yari", false, false, false},
+    {RuleSet::Shogi, "shogi", false, false, false, "shogi"},
+    {RuleSet::Fuseki, "fuseki", true, false, false, "shogi"},
+    {RuleSet::BalanceV1, "balance-v1", true, true, false, "shogi"},
+    {RuleSet::Balance, "balance", true, true, true, "shogi"},
+    {RuleSet::Yari, "yari", false, false, false, "yarishogi"},
 };
 
 }  // namespace

@@ -17,6 +17,9 @@ struct RuleInfo {
   bool placement;      // plies 1-40 are drops into the own camp from an empty board
   bool balance_kings;  // ply 1 and 2: the placer drops Sente's then Gote's king; no king later
   bool nihikyo;        // plies 3-40: no rook or lance on a file already holding an own rook/lance
+  // The variant a USI engine that plays several (Fairy-Stockfish's UCI_Variant) is told. The
+  // placement rule sets are played out from move 41 as ordinary shogi positions.
+  const char* usi_variant;
 };
 
 constexpr int PLACEMENT_PLIES = 40;

@@ -204,8 +204,8 @@ void SelfPlayGenerator::play_out_batch(std::vector<Slot>& slots) {
   EngineRegistry engines = default_engines();
   std::atomic<size_t> next{0};
   run_parallel(std::max(1, std::min<int>(options_.playout_threads, int(slots.size()))), [&] {
-    auto sente = make_player(options_.playout, engines);
-    auto gote = make_player(options_.playout, engines);
+    auto sente = make_player(options_.playout, engines, options_.rules);
+    auto gote = make_player(options_.playout, engines, options_.rules);
     sente->prepare();
     gote->prepare();
     for (size_t i; !stop_requested() && (i = next++) < slots.size();) {
