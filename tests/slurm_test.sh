@@ -58,7 +58,7 @@ echo "cluster up in $((SECONDS - start)) s: $(sinfo -h -o '%N %T %c CPUs')"
 
 # Lines in FILE, 0 when it is not there yet.
 lines() { { wc -l <"$1"; } 2>/dev/null || echo 0; }
-task_state() { "$slurm" states "$cluster" "$1" | awk '{print $2}' | head -1; }
+task_state() { { "$slurm" states "$cluster" "$1" || true; } | awk 'NR == 1 {print $2}'; }
 
 # Requeues array task TASK of JOB once the command READY succeeds while the task runs. Waits as
 # long as the task is pending or running and something under $work changes (ctest's timeout
@@ -76,7 +76,8 @@ requeue_when() {
       echo "requeued task ${job}_$task ($ready) after $((SECONDS - start)) s"
       return 0
     fi
-    now=$(find "$work" -type f -printf '%p %s\n' 2>/dev/null | cksum)
+    # (find fails when a file vanishes mid-walk, as temporary files do: not an error here.)
+    now=$({ find "$work" -type f -printf '%p %s\n' 2>/dev/null || true; } | cksum)
     [ "$now" = "$seen" ] || { seen="$now"; quiet=$SECONDS; }
     sleep 0.05
   done

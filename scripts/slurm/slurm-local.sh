@@ -155,7 +155,8 @@ EOF
 cmd_states() {
   local dir="$1" job="$2"
   export SLURM_CONF="$dir/slurm.conf"
-  q scontrol -o show job "$job" 2>/dev/null | tr ' ' '\n' | awk -F= '
+  # (A controller too busy to answer gives no line, not an error: callers poll again.)
+  { q scontrol -o show job "$job" 2>/dev/null || true; } | tr ' ' '\n' | awk -F= '
     $1 == "JobId" { id = $2 } $1 == "ArrayJobId" { aj = $2 } $1 == "ArrayTaskId" { at = $2 }
     $1 == "JobState" { st = $2 }
     $1 == "ExitCode" { print (at != "" ? aj "_" at : id), st, $2; id = ""; aj = ""; at = "" }'
@@ -165,8 +166,9 @@ cmd_states() {
 progress_mark() {
   local jobs="$1"
   q squeue -h -j "$jobs" -o '%i %T' 2>/dev/null || true
+  # (find fails when a file vanishes mid-walk, as temporary files do: not an error here.)
   [ -z "${SLURM_LOCAL_PROGRESS:-}" ] ||
-    find "$SLURM_LOCAL_PROGRESS" -type f -printf '%p %s\n' 2>/dev/null | sort | cksum
+    { find "$SLURM_LOCAL_PROGRESS" -type f -printf '%p %s\n' 2>/dev/null || true; } | sort | cksum
 }
 
 cmd_wait() {
