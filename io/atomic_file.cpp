@@ -69,10 +69,10 @@ void sync_directory_of(const std::string& path) {
 
 }  // namespace
 
-void write_file_atomically(const std::string& path, const std::string& bytes,
-                           const char* test_point_name) {
-  const std::string tmp = write_temporary(path, bytes);
-  if (test_point_name) test_point(test_point_name);
+namespace {
+
+// The commit of a synced temporary file: renamed over `path`, the directory synced.
+void rename_into_place(const std::string& tmp, const std::string& path) {
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
@@ -81,22 +81,25 @@ void write_file_atomically(const std::string& path, const std::string& bytes,
   sync_directory_of(path);
 }
 
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& bytes,
+                           const char* test_point_name) {
+  const std::string tmp = write_temporary(path, bytes);
+  if (test_point_name) test_point(test_point_name);
+  rename_into_place(tmp, path);
+}
+
 void commit_file(const std::string& tmp, const std::string& path) {
   int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail(tmp, "cannot open", errno);
-  if (::fsync(fd) != 0) {
-    int err = errno;
-    ::close(fd);
+  int rc = ::fsync(fd), err = errno;
+  ::close(fd);
+  if (rc != 0) {
     ::unlink(tmp.c_str());
     fail(tmp, "cannot sync", err);
   }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    fail(path, "cannot rename " + tmp + " to it", err);
-  }
-  sync_directory_of(path);
+  rename_into_place(tmp, path);
 }
 
 bool create_file_atomically(const std::string& path, const std::string& bytes) {
