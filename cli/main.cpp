@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
 #ifdef FUSEKILAB_WITH_TORCH
   fuseki::cli::add_pipeline_commands(app, run);
   fuseki::cli::add_eval_commands(app, run);
+  fuseki::cli::add_export_command(app, run);
 #endif
   fuseki::cli::add_first_move_command(app, run);
   try {

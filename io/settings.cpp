@@ -1,5 +1,7 @@
 #include "io/settings.h"
 
+#include <unistd.h>
+
 #include <sstream>
 #include <stdexcept>
 
@@ -34,14 +36,15 @@ void check_settings_text(const std::string& path, const std::string& here, const
 
 void keep_settings(const std::string& path, const nlohmann::json& settings,
                    const std::string& hint) {
-  nlohmann::json before;
-  try {
-    before = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception&) {
-    throw std::runtime_error(path + ": not a settings file (unreadable JSON); " + hint);
-  } catch (const std::runtime_error&) {
+  if (::access(path.c_str(), F_OK) != 0) {
     write_file_atomically(path, settings.dump(1) + "\n");  // a new run
     return;
+  }
+  nlohmann::json before;
+  try {
+    before = nlohmann::json::parse(read_file(path));  // an unreadable file throws, naming it
+  } catch (const nlohmann::json::exception&) {
+    throw std::runtime_error(path + ": not a settings file (unreadable JSON); " + hint);
   }
   check_settings_text(path, settings_text(before), settings_text(settings), hint);
 }

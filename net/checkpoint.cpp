@@ -1,6 +1,7 @@
 #include "net/checkpoint.h"
 
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "io/atomic_file.h"
@@ -75,6 +76,7 @@ uint64_t content_hash(const PolicyValueNetImpl& net, const TrainingState& state,
   h.word(uint64_t(version));
   h.word(uint64_t(net.config().channels));
   h.word(uint64_t(net.config().blocks));
+  if (version >= 3) h.text(architecture_record(net.config()));
   h.word(state.train_step);
   h.word(state.generation);
   h.word(state.rng_state.size());
@@ -213,6 +215,17 @@ uint64_t fnv1a64(const void* data, size_t size, uint64_t hash) {
   return hash;
 }
 
+std::string architecture_record(const NetConfig& c) {
+  return nlohmann::json{{"kind", c.kind},
+                        {"channels", c.channels},
+                        {"blocks", c.blocks},
+                        {"input_format", c.input_format},
+                        {"input_planes", kInputPlanes},
+                        {"policy", c.policy},
+                        {"policy_size", kPolicySize}}
+      .dump();
+}
+
 void save_checkpoint(const std::string& path, const PolicyValueNetImpl& net,
                      const torch::optim::Adam* optimizer, const TrainingState& state) {
   std::string bytes;
@@ -226,6 +239,7 @@ void save_checkpoint(const std::string& path, const PolicyValueNetImpl& net,
     out.write("format_version", words_tensor({uint64_t(kCheckpointFormatVersion)}));
     out.write("config",
               words_tensor({uint64_t(net.config().channels), uint64_t(net.config().blocks)}));
+    out.write("architecture", c10::IValue(architecture_record(net.config())));
     out.write("counters", words_tensor({state.train_step, state.generation}));
     out.write("rng_state", words_tensor(state.rng_state));
     torch::serialize::OutputArchive weights;
@@ -273,8 +287,8 @@ Checkpoint load_checkpoint(const std::string& path, torch::Device device) {
     if (!in.try_read(kTagKey, tag) || !tag.isString() || tag.toStringRef() != kTag)
       fail(path, "a torch archive, but not a fusekilab checkpoint (no fusekilab tag)");
     const int64_t version = read_int(path, in, "format_version");
-    if (version != kCheckpointFormatVersion)
-      fail(path, "format version " + std::to_string(version) + ", this build reads version " +
+    if (version != kCheckpointFormatVersion && version != 2)
+      fail(path, "format version " + std::to_string(version) + ", this build reads versions 2 to " +
                      std::to_string(kCheckpointFormatVersion));
     const int64_t channels = read_int(path, in, "config", 0),
                   blocks = read_int(path, in, "config", 1);
@@ -282,6 +296,25 @@ Checkpoint load_checkpoint(const std::string& path, torch::Device device) {
       fail(path, "implausible architecture (" + std::to_string(channels) + " channels, " +
                      std::to_string(blocks) + " blocks)");
     c.config = NetConfig{int(channels), int(blocks)};
+    if (version >= 3) {
+      c10::IValue record;
+      if (!in.try_read("architecture", record) || !record.isString())
+        fail(path, "missing or malformed 'architecture' entry");
+      nlohmann::json a = nlohmann::json::parse(record.toStringRef(), nullptr, false);
+      if (a.is_discarded() || !a.is_object())
+        fail(path, "the architecture record is not JSON: " + record.toStringRef());
+      auto field = [&](const char* key) { return a.value(key, std::string("(none)")); };
+      // What this build can run: one kind, one input encoding, one label space.
+      const std::pair<const char*, const char*> known[] = {
+          {"kind", kNetKind}, {"input_format", kInputFormat}, {"policy", kPolicyLabels}};
+      for (auto [key, ours] : known)
+        if (field(key) != ours)
+          fail(path, std::string("a network of ") + key + " '" + field(key) +
+                         "'; this build runs " + key + " '" + ours + "' only");
+      if (a.value("channels", -1) != channels || a.value("blocks", -1) != blocks)
+        fail(path,
+             "the architecture record (" + record.toStringRef() + ") disagrees with the sizes");
+    }
     c.state.train_step = uint64_t(read_int(path, in, "counters", 0));
     c.state.generation = uint64_t(read_int(path, in, "counters", 1));
     torch::Tensor rng, opt, hash;

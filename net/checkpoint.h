@@ -14,9 +14,14 @@
 
 namespace fuseki::net {
 
-// 2: the optimizer state in parameter order, so identical training gives identical files
-// (1 held LibTorch's own Adam archive, keyed by memory addresses; no longer read).
-constexpr int kCheckpointFormatVersion = 2;
+// 3: an architecture record (kind, sizes, input format, policy labels; NetConfig), checked on
+// load. 2: the optimizer state in parameter order, so identical training gives identical files
+// (still read: its architecture is the one format 3 calls resnet / planes-36 / drops-8x36).
+// 1 held LibTorch's own Adam archive, keyed by memory addresses; no longer read.
+constexpr int kCheckpointFormatVersion = 3;
+
+// The architecture record of format 3, as JSON text.
+std::string architecture_record(const NetConfig& config);
 
 // Every failure to read or write a checkpoint; the message names the file and what is wrong.
 struct CheckpointError : std::runtime_error {

@@ -5,9 +5,19 @@
 
 namespace fuseki::net {
 
+// What a network is, reads and predicts, by name: recorded in every checkpoint and checked when
+// one is loaded, so a network made for other inputs or labels fails with a clear error, not with
+// a shape error deep inside. A new input encoding or label space gets a new name.
+constexpr const char* kNetKind = "resnet";         // residual trunk, policy and value heads
+constexpr const char* kInputFormat = "planes-36";  // net/encode.h: 36 planes of 9 x 9, mover's view
+constexpr const char* kPolicyLabels = "drops-8x36";  // net/encode.h: 8 kinds x 36 own-camp squares
+
 struct NetConfig {
   int channels = 32;  // width of the residual trunk
   int blocks = 4;     // residual blocks in the trunk
+  std::string kind = kNetKind;
+  std::string input_format = kInputFormat;
+  std::string policy = kPolicyLabels;
 
   bool operator==(const NetConfig&) const = default;
 };

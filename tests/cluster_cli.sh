@@ -22,6 +22,12 @@ sets=(--set selfplay.games=24 --set selfplay.shard_games=8 --set train.steps=5
 "$bin" init --dir "$run" "${sets[@]}" --set run.generations=3 >/dev/null  # resources may change
 expect_error "other settings ('seed = 1' here, 'seed = 2' asked)" "$bin" init --dir "$run" "${sets[@]}" --set run.seed=2
 grep -q '"hash":"[0-9a-f]\{16\}"' "$run/models/latest.json" || fail "no published gen-0000"
+# export: the TorchScript of a published network; a damaged checkpoint is one clear error.
+"$bin" export --network "$run/models/gen-0000.ckpt" --torchscript "$dir/gen0.pt" >"$dir/out"
+grep -q '"input_format":"planes-36"' "$dir/out" || fail "export does not name the architecture"
+[ -s "$dir/gen0.pt" ] || fail "no TorchScript file"
+head -c 100 "$run/models/gen-0000.ckpt" >"$dir/cut.ckpt"
+expect_error "truncated or damaged" "$bin" export --network "$dir/cut.ckpt" --torchscript "$dir/x.pt"
 
 # Input files named in a config file are relative to the file, whatever the working directory.
 mkdir -p "$dir/cfg"

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -620,12 +621,15 @@ TEST(Checkpoint, WrongTruncatedAndForeignFilesThrowClearErrors) {
 
 // Writes the entries of a checkpoint by hand, as a damaged or future writer might.
 void write_forged(const std::string& path, const PolicyValueNetImpl& net, int64_t version,
-                  int64_t hash) {
+                  int64_t hash, const std::string& architecture = "") {
   torch::serialize::OutputArchive out;
   out.write("fusekilab", c10::IValue(std::string("fusekilab-checkpoint")));
   out.write("format_version", torch::tensor({version}, torch::kInt64));
   out.write("config", torch::tensor({int64_t(net.config().channels), int64_t(net.config().blocks)},
                                     torch::kInt64));
+  if (version >= 3)
+    out.write("architecture",
+              c10::IValue(architecture.empty() ? architecture_record(net.config()) : architecture));
   out.write("counters", torch::tensor({int64_t(1), int64_t(2)}, torch::kInt64));
   out.write("rng_state", torch::empty({0}, torch::kInt64));
   torch::serialize::OutputArchive weights;
@@ -654,6 +658,33 @@ TEST(Checkpoint, ContentHashAndFormatVersionAreChecked) {
   write_forged(path, *net, kCheckpointFormatVersion + 1, 12345);
   EXPECT_TRUE(
       contains(load_error(path), "format version " + std::to_string(kCheckpointFormatVersion + 1)));
+  std::filesystem::remove(path);
+}
+
+TEST(Checkpoint, TheArchitectureRecordIsCheckedOnLoad) {
+  torch::manual_seed(8);
+  PolicyValueNet net(NetConfig{8, 1});
+  const std::string path = temp_path("arch.ckpt");
+  save_checkpoint(path, *net, nullptr, {});
+  Checkpoint c = load_checkpoint(path);
+  EXPECT_EQ(c.config, (NetConfig{8, 1}));
+  EXPECT_EQ(c.config.input_format, kInputFormat);
+  // A network made for another input encoding or label space: one clear error naming it.
+  nlohmann::json a = nlohmann::json::parse(architecture_record(net->config()));
+  a["input_format"] = "planes-99";
+  write_forged(path, *net, kCheckpointFormatVersion, 12345, a.dump());
+  EXPECT_TRUE(contains(load_error(path),
+                       "a network of input_format 'planes-99'; this build runs input_format "
+                       "'planes-36' only"))
+      << load_error(path);
+  a = nlohmann::json::parse(architecture_record(net->config()));
+  a["policy"] = "site-648";
+  write_forged(path, *net, kCheckpointFormatVersion, 12345, a.dump());
+  EXPECT_TRUE(contains(load_error(path), "a network of policy 'site-648'")) << load_error(path);
+  a = nlohmann::json::parse(architecture_record(net->config()));
+  a["blocks"] = 7;
+  write_forged(path, *net, kCheckpointFormatVersion, 12345, a.dump());
+  EXPECT_TRUE(contains(load_error(path), "disagrees with the sizes")) << load_error(path);
   std::filesystem::remove(path);
 }
 
