@@ -1,8 +1,6 @@
 // Evaluation subcommands: eval table (measure the king-pair table), eval merge (combine shards),
 // place and choose (the Balance AI's decisions from a table).
 #include <cstdio>
-#include <iostream>
-#include <stdexcept>
 
 #include "cli/commands.h"
 #include "eval/table_run.h"
@@ -69,16 +67,7 @@ void add_eval_commands(CLI::App& app, Runner& run) {
       ->add_option("--precision", a->precision, "Inference precision: fp32, bf16, fp16 (CUDA only)")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16"}))
       ->capture_default_str();
-  table->callback([&run, a] {
-    run = [a] {
-      try {
-        return run_table(*a);
-      } catch (const std::runtime_error& e) {
-        std::cerr << "fusekilab: " << e.what() << "\n";
-        return 2;
-      }
-    };
-  });
+  table->callback([&run, a] { run = [a] { return run_table(*a); }; });
 
   struct MergeArgs {
     std::string out;
@@ -93,16 +82,8 @@ void add_eval_commands(CLI::App& app, Runner& run) {
   merge->add_option("shards", m->shards, "Shard directories")->required();
   merge->add_option("--band", m->band, "Pairs closest to even")->check(CLI::Range(1, KING_PAIRS));
   merge->add_option("--compare", m->compare, "An earlier table to compare against");
-  merge->callback([&run, m] {
-    run = [m] {
-      try {
-        return run_merge(m->out, m->shards, m->band, m->compare);
-      } catch (const std::runtime_error& e) {
-        std::cerr << "fusekilab: " << e.what() << "\n";
-        return 2;
-      }
-    };
-  });
+  merge->callback(
+      [&run, m] { run = [m] { return run_merge(m->out, m->shards, m->band, m->compare); }; });
 
   auto table_path = std::make_shared<std::string>();
   auto band = std::make_shared<int>(48);

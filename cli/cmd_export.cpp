@@ -1,7 +1,5 @@
 // fusekilab export: a trained network in another file format (TorchScript today).
 #include <cstdio>
-#include <iostream>
-#include <stdexcept>
 
 #include "cli/commands.h"
 #include "net/checkpoint.h"
@@ -22,17 +20,12 @@ void add_export_command(CLI::App& app, Runner& run) {
       ->required();
   ex->callback([&run, a] {
     run = [a] {
-      try {
-        net::Checkpoint c = net::load_checkpoint(a->network);
-        net::export_torchscript(*c.net, a->torchscript);
-        std::printf("export: %s (%s, %s) -> %s\n", a->network.c_str(),
-                    net::architecture_record(c.config).c_str(), net::describe(c.config).c_str(),
-                    a->torchscript.c_str());
-        return 0;
-      } catch (const std::runtime_error& e) {
-        std::cerr << "fusekilab: " << e.what() << "\n";
-        return 2;
-      }
+      net::Checkpoint c = net::load_checkpoint(a->network);
+      net::export_torchscript(*c.net, a->torchscript);
+      std::printf("export: %s (%s, %s) -> %s\n", a->network.c_str(),
+                  net::architecture_record(c.config).c_str(), net::describe(c.config).c_str(),
+                  a->torchscript.c_str());
+      return 0;
     };
   });
 }

@@ -1,15 +1,12 @@
 // eval first-move: the flags of the first-move experiment (eval/first_move.h), and the eval group
 // the other eval subcommands join.
 #include <cstdio>
-#include <iostream>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 
 #include "cli/commands.h"
 #include "eval/first_move.h"
 
 namespace fuseki::cli {
-
 CLI::App* eval_command(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({}))
     if (sub->get_name() == "eval") return sub;
@@ -46,13 +43,7 @@ void add_first_move_command(CLI::App& app, Runner& run) {
                  "Directory for games.jsonl, summary.json and report.html (resumes a run there)");
   fm->callback([&run, a] {
     run = [a] {
-      nlohmann::json s;
-      try {
-        s = run_first_move(*a);
-      } catch (const std::runtime_error& e) {  // bad input, another run's directory
-        std::cerr << "fusekilab: " << e.what() << "\n";
-        return 2;
-      }
+      nlohmann::json s = run_first_move(*a);
       std::printf(
           "eval first-move: %s, %d games (%d Sente, %d Gote, %d draws, %d void): Sente's score "
           "%.3f, 95 %% interval [%.3f, %.3f]\n",

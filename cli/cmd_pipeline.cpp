@@ -32,16 +32,8 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
       ->capture_default_str();
   match->add_option("--config", m->config, "TOML run config for rules, kings, play-out, scoring");
   match->add_option("--set", m->set, "Override a setting: section.key=value (repeatable)");
-  match->callback([&run, m] {
-    run = [m] {
-      try {
-        return run_match(m->config, m->set, m->a, m->b, m->games);
-      } catch (const std::runtime_error& e) {
-        std::cerr << "fusekilab: " << e.what() << "\n";
-        return 2;
-      }
-    };
-  });
+  match->callback(
+      [&run, m] { run = [m] { return run_match(m->config, m->set, m->a, m->b, m->games); }; });
 
   struct Args {
     std::string config;
@@ -69,12 +61,7 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
         overrides.push_back("run.generations=" + std::to_string(a->generations));
       if (!a->init_from.empty()) overrides.push_back("network.init_from=" + a->init_from);
       if (!a->device.empty()) overrides.push_back("run.device=" + a->device);
-      try {
-        return run_pipeline(a->config, overrides);
-      } catch (const std::runtime_error& e) {
-        std::cerr << "fusekilab: " << e.what() << "\n";
-        return 2;
-      }
+      return run_pipeline(a->config, overrides);
     };
   });
 
@@ -93,15 +80,10 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
     run = [ia] {
       std::vector<std::string> overrides = ia->set;
       overrides.push_back("run.dir=" + ia->dir);
-      try {
-        RunConfig c = load_run_config(ia->config, overrides);
-        init_run(c);
-        std::cout << "init: " << ia->dir << " holds the run; " << gen_name(0) << " published\n";
-        return 0;
-      } catch (const std::runtime_error& e) {
-        std::cerr << "fusekilab: " << e.what() << "\n";
-        return 2;
-      }
+      RunConfig c = load_run_config(ia->config, overrides);
+      init_run(c);
+      std::cout << "init: " << ia->dir << " holds the run; " << gen_name(0) << " published\n";
+      return 0;
     };
   });
 
@@ -138,15 +120,10 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
                  "selfplay.inference_threads (repeatable)");
   sp->callback([&run, wa] {
     run = [wa] {
-      try {
-        std::vector<std::string> overrides = wa->set;
-        if (!wa->device.empty()) overrides.push_back("run.device=" + wa->device);
-        return run_worker(wa->dir, overrides, wa->worker, wa->generation, wa->follow, wa->poll,
-                          wa->timeout);
-      } catch (const std::runtime_error& e) {
-        std::cerr << "fusekilab: " << e.what() << "\n";
-        return 2;
-      }
+      std::vector<std::string> overrides = wa->set;
+      if (!wa->device.empty()) overrides.push_back("run.device=" + wa->device);
+      return run_worker(wa->dir, overrides, wa->worker, wa->generation, wa->follow, wa->poll,
+                        wa->timeout);
     };
   });
 
@@ -186,12 +163,7 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
       if (ta->generations >= 0)
         overrides.push_back("run.generations=" + std::to_string(ta->generations));
       if (!ta->device.empty()) overrides.push_back("run.device=" + ta->device);
-      try {
-        return run_trainer(ta->dir, overrides, ta->poll, ta->timeout, ta->no_wait);
-      } catch (const std::runtime_error& e) {
-        std::cerr << "fusekilab: " << e.what() << "\n";
-        return 2;
-      }
+      return run_trainer(ta->dir, overrides, ta->poll, ta->timeout, ta->no_wait);
     };
   });
 }

@@ -35,7 +35,9 @@ int main(int argc, char** argv) {
     std::cerr << "fusekilab: " << e.what() << "; what was finished is saved, the same command "
               << "resumes\n";
     return 128 + e.signal();
-  } catch (const fuseki::RulesError& e) {
+  } catch (const std::runtime_error& e) {
+    // Bad input of any command (rules, settings, files, another run's directory, an engine that
+    // cannot play): one line naming it, exit 2.
     std::cerr << "fusekilab: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

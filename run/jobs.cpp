@@ -51,17 +51,19 @@ int run_pipeline(const std::string& config_path, const std::vector<std::string>&
 
 namespace {
 
-// Games finished in generation g: in shards and in the workers' journals.
-uint64_t games_finished(const RunPaths& paths, int g) {
+// A sign of generation g's self-play progress that changes whenever a game finishes: the games
+// in shards and the bytes of the workers' journals. Names and sizes only (the trainer and waiting
+// workers poll it every few seconds, on clusters with hundreds of workers and long journals).
+uint64_t selfplay_activity(const RunPaths& paths, int g) {
   std::string dir = paths.selfplay(g).string();
   uint64_t n = games_in_shards(dir);
+  std::error_code ec;
   if (fs::is_directory(dir))
     for (const auto& e : fs::directory_iterator(dir)) {
-      std::string name = e.path().filename().string();
-      int w = -1;
-      if (name.size() == 12 && name.compare(4, 8, ".journal") == 0 &&
-          std::sscanf(name.c_str(), "w%3d", &w) == 1)
-        n += games_in_journal(dir, w);
+      const std::string name = e.path().filename().string();
+      if (name.size() <= 8 || name.compare(name.size() - 8, 8, ".journal") != 0) continue;
+      uintmax_t bytes = fs::file_size(e.path(), ec);
+      if (!ec) n += bytes;
     }
   return n;
 }
@@ -69,7 +71,7 @@ uint64_t games_finished(const RunPaths& paths, int g) {
 // What a waiting worker sees of a run's progress after generation g's self-play: games, the
 // trainer's metrics and generation lines, the networks (any change is a sign of life).
 std::string run_activity(const RunPaths& paths, int g) {
-  std::string out = std::to_string(games_finished(paths, g));
+  std::string out = std::to_string(selfplay_activity(paths, g));
   std::error_code ec;
   // (Appended piece by piece: GCC 12 warns falsely on " " + std::to_string(...).)
   for (const fs::path& p : {paths.metrics(), paths.generations()}) {
@@ -141,7 +143,7 @@ int wait_for_selfplay(const RunConfig& c, const RunPaths& paths, int g, double p
                       bool no_wait) {
   double start = now_seconds(), last_report = -1e9, quiet_since = start;
   uint64_t first = games_in_shards(paths.selfplay(g).string());
-  uint64_t finished = games_finished(paths, g);
+  uint64_t activity = selfplay_activity(paths, g);
   while (true) {
     uint64_t have = games_in_shards(paths.selfplay(g).string());
     if (have > uint64_t(c.games))
@@ -159,9 +161,8 @@ int wait_for_selfplay(const RunConfig& c, const RunPaths& paths, int g, double p
                 << paths.root.string() << " --generation " << g << " --worker i/n), then train\n";
       return 4;
     }
-    uint64_t now_finished = games_finished(paths, g);
-    if (now_finished != finished) {
-      finished = now_finished;
+    if (uint64_t now = selfplay_activity(paths, g); now != activity) {
+      activity = now;
       quiet_since = now_seconds();
     }
     double t = now_seconds() - start;

@@ -112,10 +112,14 @@ uint64_t games_in_shards(const std::string& dir) {
   return games;
 }
 
-uint64_t games_in_journal(const std::string& dir, int worker) {
+std::string journal_name(int worker) {
   char name[32];
   std::snprintf(name, sizeof(name), "w%03d.journal", worker);
-  return LineJournal::read((fs::path(dir) / name).string(),
+  return name;
+}
+
+uint64_t games_in_journal(const std::string& dir, int worker) {
+  return LineJournal::read((fs::path(dir) / journal_name(worker)).string(),
                            [](const std::string& l) {
                              PlayedGame g;
                              return parse_journal_line(l, g);
@@ -132,12 +136,12 @@ ShardWriter::ShardWriter(std::string dir, int worker, int shard_games,
   fs::create_directories(dir_);
   // Temporary files a killed process of this worker left (the worker's lock is held: no other
   // process writes them).
-  char mine[2][16];
-  std::snprintf(mine[0], sizeof(mine[0]), "w%03d-", worker_);
-  std::snprintf(mine[1], sizeof(mine[1]), "w%03d.journal", worker_);
+  std::string shards_prefix = shard_name(worker_, 0, 0);  // "w003-g...": up to the '-'
+  shards_prefix.erase(shards_prefix.find('-') + 1);
+  const std::string journal = journal_name(worker_);
   for (const auto& e : fs::directory_iterator(dir_)) {
     std::string name = e.path().filename().string();
-    if ((name.rfind(mine[0], 0) == 0 || name.rfind(mine[1], 0) == 0) &&
+    if ((name.rfind(shards_prefix, 0) == 0 || name.rfind(journal, 0) == 0) &&
         name.find(".tmp") != std::string::npos)
       fs::remove(e.path());
   }
@@ -175,9 +179,7 @@ ShardWriter::ShardWriter(std::string dir, int worker, int shard_games,
 ShardWriter::~ShardWriter() = default;
 
 std::string ShardWriter::journal_path() const {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "w%03d.journal", worker_);  // as games_in_journal
-  return (fs::path(dir_) / buf).string();
+  return (fs::path(dir_) / journal_name(worker_)).string();
 }
 
 void ShardWriter::add(const PlayedGame& g) {

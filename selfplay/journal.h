@@ -69,6 +69,8 @@ std::vector<std::string> list_shards(const std::string& dir);
 uint64_t games_in_shards(const std::string& dir);
 // The same, per worker id (workers without a shard are absent).
 std::map<int, uint64_t> games_by_worker(const std::string& dir);
+// The journal file of worker `worker`: w<worker, 3 digits>.journal.
+std::string journal_name(int worker);
 // Games in worker `worker`'s journal in `dir` (finished, not yet in a shard).
 uint64_t games_in_journal(const std::string& dir, int worker);
 
