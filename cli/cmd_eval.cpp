@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/option_flags.h"
 #include "eval/table_run.h"
 #include "rules/notation.h"
 #include "rules/record.h"
@@ -13,66 +14,15 @@ namespace fuseki::cli {
 void add_eval_commands(CLI::App& app, Runner& run) {
   CLI::App* eval = eval_command(app);
   eval->require_subcommand(1);
-  auto a = std::make_shared<TableRunOptions>();
   CLI::App* table = eval->add_subcommand(
       "table", "Sente's win rate for every king pair, with intervals and a fit");
-  table->add_option("--out", a->out, "Output directory (resumes a run found there)")
-      ->capture_default_str();
-  table->add_option("--network", a->network,
-                    "Placement network checkpoint (default: uniform random placement)");
-  table->add_option("--rules", a->rules, "balance or balance-v1")->capture_default_str();
-  table->add_option("--playout", a->playout, "Play-out engine (see play --sente)")
-      ->capture_default_str();
-  table->add_option("--seed", a->seed, "Run seed; game j of a pair has a seed derived from it")
-      ->capture_default_str();
-  table->add_option("--first-pass", a->first_pass, "Games per pair in the first pass")
-      ->check(CLI::Range(0, 1000000))
-      ->capture_default_str();
-  table->add_option("--band", a->band, "Pairs closest to even to pin down")
-      ->check(CLI::Range(1, KING_PAIRS))
-      ->capture_default_str();
-  table->add_option("--halfwidth", a->halfwidth, "95 % half-width asked of each band pair")
-      ->check(CLI::Range(0.001, 0.5))
-      ->capture_default_str();
-  table
-      ->add_option("--min-band-games", a->min_band_games,
-                   "... or at least this many games per band pair")
-      ->check(CLI::Range(0, 100000000));
-  table->add_option("--round-games", a->round_games, "Games per adaptive round")
-      ->check(CLI::Range(1, 100000000))
-      ->capture_default_str();
-  table->add_option("--max-games", a->max_games, "Budget")
-      ->check(CLI::Range(1L, 1000000000L))
-      ->capture_default_str();
-  table->add_option("--threads", a->threads, "Play-out threads")
-      ->check(CLI::Range(1, 1024))
-      ->capture_default_str();
-  table->add_option("--temperature", a->temperature, "Placement temperature")
-      ->check(CLI::Range(0.0, 100.0))
-      ->capture_default_str();
-  table->add_option("--shard", a->shard,
-                    "i/n: play this slice of the pairs (uniformly); combine with eval merge");
-  table
-      ->add_option("--adaptive", a->adaptive,
-                   "true: rounds after the first pass to pin down the band; false: the first "
-                   "pass only (as a set of --shard runs measures)")
-      ->capture_default_str();
-  table->add_option("--mirror", a->mirror, "check, pool or off")
-      ->check(CLI::IsMember({"check", "pool", "off"}))
-      ->capture_default_str();
-  table->add_option("--compare", a->compare,
-                    "An earlier table (king_pair_table/1 JSON) to compare against");
-  table->add_option("--device", a->device, "cpu or cuda[:N]")->capture_default_str();
-  table
-      ->add_option("--precision", a->precision, "Inference precision: fp32, bf16, fp16 (CUDA only)")
-      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}))
-      ->capture_default_str();
-  table->callback([&run, a] { run = [a] { return run_table(*a); }; });
+  options_command<TableRunOptions>(table, run, table_run_sections, true,
+                                   [](const TableRunOptions& o) { return run_table(o); });
 
   struct MergeArgs {
     std::string out;
     std::vector<std::string> shards;
-    int band = 48;
+    int band = kKingBand;
     std::string compare;
   };
   auto m = std::make_shared<MergeArgs>();
@@ -86,7 +36,7 @@ void add_eval_commands(CLI::App& app, Runner& run) {
       [&run, m] { run = [m] { return run_merge(m->out, m->shards, m->band, m->compare); }; });
 
   auto table_path = std::make_shared<std::string>();
-  auto band = std::make_shared<int>(48);
+  auto band = std::make_shared<int>(kKingBand);
   auto seed = std::make_shared<uint64_t>(1);
   CLI::App* place =
       app.add_subcommand("place", "The Balance AI's kings: a pair drawn from the band of a table");

@@ -9,11 +9,29 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/option_flags.h"
 #include "run/jobs.h"
 #include "run/run_config.h"
 #include "run/run_steps.h"
 
 namespace fuseki::cli {
+namespace {
+
+// A flag for every run setting (--selfplay.games 64, as --set selfplay.games=64).
+std::shared_ptr<OptionFlags> run_config_flags(CLI::App* command) {
+  auto flags = std::make_shared<OptionFlags>();
+  auto scratch = std::make_shared<RunConfig>();
+  flags->add(command, scratch, run_config_sections(*scratch));
+  return flags;
+}
+
+// --set values, then the flags (both over the config file).
+std::vector<std::string> with_flags(std::vector<std::string> set, const OptionFlags& flags) {
+  set.insert(set.end(), flags.overrides().begin(), flags.overrides().end());
+  return set;
+}
+
+}  // namespace
 
 void add_pipeline_commands(CLI::App& app, Runner& run) {
   struct MatchArgs {
@@ -32,8 +50,12 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
       ->capture_default_str();
   match->add_option("--config", m->config, "TOML run config for rules, kings, play-out, scoring");
   match->add_option("--set", m->set, "Override a setting: section.key=value (repeatable)");
-  match->callback(
-      [&run, m] { run = [m] { return run_match(m->config, m->set, m->a, m->b, m->games); }; });
+  auto match_flags = run_config_flags(match);
+  match->callback([&run, m, match_flags] {
+    run = [m, match_flags] {
+      return run_match(m->config, with_flags(m->set, *match_flags), m->a, m->b, m->games);
+    };
+  });
 
   struct Args {
     std::string config;
@@ -53,9 +75,10 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
   p->add_option("--init-from", a->init_from, "Start from this checkpoint (network.init_from)");
   p->add_option("--device", a->device,
                 "cpu, cuda or cuda:N for inference and training (run.device)");
-  p->callback([&run, a] {
-    run = [a] {
-      std::vector<std::string> overrides = a->set;
+  auto pipeline_flags = run_config_flags(p);
+  p->callback([&run, a, pipeline_flags] {
+    run = [a, pipeline_flags] {
+      std::vector<std::string> overrides = with_flags(a->set, *pipeline_flags);
       if (!a->dir.empty()) overrides.push_back("run.dir=" + a->dir);
       if (a->generations >= 0)
         overrides.push_back("run.generations=" + std::to_string(a->generations));
@@ -76,9 +99,10 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
   init->add_option("--config", ia->config, "TOML run config (see configs/)");
   init->add_option("--set", ia->set, "Override a setting: section.key=value (repeatable)");
   init->add_option("--dir", ia->dir, "Run directory (run.dir)")->required();
-  init->callback([&run, ia] {
-    run = [ia] {
-      std::vector<std::string> overrides = ia->set;
+  auto init_flags = run_config_flags(init);
+  init->callback([&run, ia, init_flags] {
+    run = [ia, init_flags] {
+      std::vector<std::string> overrides = with_flags(ia->set, *init_flags);
       overrides.push_back("run.dir=" + ia->dir);
       RunConfig c = load_run_config(ia->config, overrides);
       init_run(c);

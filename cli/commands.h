@@ -14,6 +14,7 @@ void add_play_commands(CLI::App& app, Runner& run);
 void add_pipeline_commands(CLI::App& app, Runner& run);   // with LibTorch only
 void add_eval_commands(CLI::App& app, Runner& run);       // with LibTorch only
 void add_export_command(CLI::App& app, Runner& run);      // with LibTorch only
+void add_config_command(CLI::App& app, Runner& run);      // with LibTorch only
 void add_first_move_command(CLI::App& app, Runner& run);  // eval first-move
 // The "eval" subcommand, made on first use (its subcommands come from several files).
 CLI::App* eval_command(CLI::App& app);

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   fuseki::cli::add_pipeline_commands(app, run);
   fuseki::cli::add_eval_commands(app, run);
   fuseki::cli::add_export_command(app, run);
+  fuseki::cli::add_config_command(app, run);
 #endif
   fuseki::cli::add_first_move_command(app, run);
   try {

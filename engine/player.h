@@ -12,6 +12,10 @@
 
 namespace fuseki {
 
+// The play-out from move 41 of self-play, gating and the king-pair table unless a setting names
+// another: the built-in searcher, 300 nodes a move, 20 cp of noise so games vary.
+constexpr const char* kDefaultPlayout = "builtin:nodes=300:noise=20";
+
 struct Decision {
   enum Kind { Play, Declare, Resign, Failure } kind = Play;
   std::string move;   // Play: the move in USI

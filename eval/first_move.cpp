@@ -5,18 +5,16 @@
 #include "eval/first_move.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
-#include <thread>
 
 #include "engine/match.h"
+#include "engine/play_run.h"
 #include "eval/chart.h"
 #include "eval/stats.h"
 #include "io/atomic_file.h"
@@ -50,7 +48,7 @@ struct Tally {
 };
 
 json settings_of(const FirstMoveOptions& a, const std::string& start_sfen) {
-  return {{"rules", a.rules},
+  return {{"rules", rule_info(a.rules).name},
           {"start", start_sfen},
           {"engine", a.engine},
           {"seed", a.seed},
@@ -59,20 +57,34 @@ json settings_of(const FirstMoveOptions& a, const std::string& start_sfen) {
 
 }  // namespace
 
+std::vector<OptionSection> first_move_sections(FirstMoveOptions& o) {
+  std::vector<OptionSection> s;
+  s.emplace_back("first_move",
+                 "The first-move experiment (eval first-move): the first player's score from a "
+                 "start over many engine games.");
+  declare_rules(s.back(), o.rules, "Rule set with an ordinary start (yari, shogi)");
+  s.back()
+      .text("sfen", o.sfen, "Start position (SFEN or Fairy-Stockfish FEN; default: the rules')")
+      .text("engine", o.engine, "Both sides' engine (see play --sente); noise varies the games")
+      .integer("games", o.games, 1, 100000000, "Games")
+      .integer("threads", o.threads, 1, 1024, "Games played at once")
+      .seed("seed", o.seed, "Run seed; game i's seed derives from it")
+      .integer("max_moves", o.max_moves, 1, 100000, "Move cap (a draw)")
+      .integer("retries", o.retries, 0, 100,
+               "Replays of a game whose engine failed, before it is void")
+      .path("out", o.out,
+            "Directory for games.jsonl, summary.json and report.html (resumes a run there)");
+  return s;
+}
+
 nlohmann::json run_first_move(const FirstMoveOptions& a) {
-  auto r = parse_rule_set(a.rules);
-  if (!r) throw RulesError("unknown rule set '" + a.rules + "' (known: " + rule_set_names() + ")");
-  Position start = a.sfen.empty() ? Position::start(*r) : Position::from_sfen(a.sfen, *r);
+  const std::string rules_name = rule_info(a.rules).name;
+  Position start = a.sfen.empty() ? Position::start(a.rules) : Position::from_sfen(a.sfen, a.rules);
   if (start.in_placement())
-    throw RulesError("eval first-move: the " + a.rules +
+    throw RulesError("eval first-move: the " + rules_name +
                      " start is a placement position; give an ordinary one (--rules yari or "
                      "shogi, or --sfen)");
-  EngineRegistry engines = default_engines();
-  try {
-    make_player(a.engine, engines, *r)->prepare();
-  } catch (const std::exception& e) {
-    throw RulesError(e.what());
-  }
+  check_player_spec(a.engine, a.rules);
 
   // Resume: games already in DIR/games.jsonl are kept, if the settings match.
   Tally tally;
@@ -107,59 +119,46 @@ nlohmann::json run_first_move(const FirstMoveOptions& a) {
   }
 
   Game initial(start, GameOptions{a.max_moves});
-  std::mutex mu;
-  std::atomic<int> next{0};
   int played = 0, to_play = a.games - int(done_games.size());
   Progress progress("eval first-move", uint64_t(std::max(to_play, 0)));
-  std::vector<std::exception_ptr> errors(size_t(std::max(1, a.threads)));
-  auto worker = [&](int t) {
-    try {
-      auto sente = make_player(a.engine, engines, *r);
-      auto gote = make_player(a.engine, engines, *r);
-      while (true) {
-        int i = next++;
-        if (i >= a.games) return;
-        if (done_games.count(i)) continue;
-        uint64_t seed = Rng::derive(a.seed, 0, uint64_t(i));  // as in `play`
-        Game g = play_game(initial, *sente, *gote, seed, a.retries);
-        throw_if_stopped();  // an unfinished game is not kept; the next run plays it again
-        Winner w = g.winner();
-        json line = {{"game", i},
-                     {"seed", a.seed},
-                     {"game_seed", seed},
-                     {"winner", winner_name(w)},
-                     {"reason", reason_name(g.reason())},
-                     {"moves", g.play_moves()},
-                     {"record", g.record()}};
-        std::lock_guard<std::mutex> lock(mu);
-        if (journal) journal->append(line.dump());
-        tally.add(w, g.reason(), g.play_moves());
-        if (scored(w)) curve.emplace_back(tally.scored(), tally.points() / tally.scored());
-        ++played;
-        double low = 0, high = 1;
-        wilson_interval(tally.points(), tally.scored(), low, high);
-        char extra[96];
-        std::snprintf(extra, sizeof(extra), "%d/%d games in all, Sente %.3f [%.3f, %.3f]",
-                      int(done_games.size()) + played, a.games,
-                      tally.scored() ? tally.points() / tally.scored() : 0.0, low, high);
-        progress.report(uint64_t(played), extra, played == to_play);
-      }
-    } catch (...) {
-      errors[size_t(t)] = std::current_exception();
-    }
+  NumberedGames games;
+  games.rules = a.rules;
+  games.sente_spec = games.gote_spec = a.engine;
+  games.games = a.games;
+  games.threads = a.threads;
+  games.retries = a.retries;
+  games.seed = a.seed;  // game i's seed as in `play`
+  games.start = [&](int, uint64_t) { return initial; };
+  games.skip = [&](int i) { return done_games.count(i) > 0; };
+  games.done = [&](int i, uint64_t seed, const Game& g) {
+    Winner w = g.winner();
+    json line = {{"game", i},
+                 {"seed", a.seed},
+                 {"game_seed", seed},
+                 {"winner", winner_name(w)},
+                 {"reason", reason_name(g.reason())},
+                 {"moves", g.play_moves()},
+                 {"record", g.record()}};
+    if (journal) journal->append(line.dump());
+    tally.add(w, g.reason(), g.play_moves());
+    if (scored(w)) curve.emplace_back(tally.scored(), tally.points() / tally.scored());
+    ++played;
+    double low = 0, high = 1;
+    wilson_interval(tally.points(), tally.scored(), low, high);
+    char extra[96];
+    std::snprintf(extra, sizeof(extra), "%d/%d games in all, Sente %.3f [%.3f, %.3f]",
+                  int(done_games.size()) + played, a.games,
+                  tally.scored() ? tally.points() / tally.scored() : 0.0, low, high);
+    progress.report(uint64_t(played), extra, played == to_play);
   };
-  std::vector<std::thread> pool;
-  for (int t = 0; t < std::max(1, a.threads); ++t) pool.emplace_back(worker, t);
-  for (auto& t : pool) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  play_numbered_games(games);
 
   double low = 0, high = 1;
   wilson_interval(tally.points(), tally.scored(), low, high);
   const double score = tally.scored() ? tally.points() / tally.scored() : 0.0;
   json reasons(tally.reasons);
   json summary = {
-      {"rules", a.rules},
+      {"rules", rules_name},
       {"start", start.sfen()},
       {"engine", a.engine},
       {"seed", a.seed},
@@ -181,9 +180,9 @@ nlohmann::json run_first_move(const FirstMoveOptions& a) {
     std::sort(curve.begin(), curve.end());
     double pts = 0;
     int n = 0;
-    for (auto& [games, sc] : curve) {
-      pts = sc * games;
-      n = games;
+    for (auto& [count, sc] : curve) {
+      pts = sc * count;
+      n = count;
       double l = 0, h = 1;
       wilson_interval(pts, n, l, h);
       s.points.push_back({double(n), sc});
@@ -195,12 +194,12 @@ nlohmann::json run_first_move(const FirstMoveOptions& a) {
     std::snprintf(head, sizeof(head),
                   "<p>%s from <code>%s</code>, %s on both sides, seed %llu: Sente %d, Gote %d, "
                   "draws %d, void %d; <b>Sente's score %.3f, 95 %% interval [%.3f, %.3f]</b>.</p>",
-                  a.rules.c_str(), start.sfen().c_str(), a.engine.c_str(),
+                  rules_name.c_str(), start.sfen().c_str(), a.engine.c_str(),
                   (unsigned long long)a.seed, tally.sente, tally.gote, tally.draws, tally.voids,
                   score, low, high);
     std::string html =
-        "<!doctype html><meta charset=\"utf-8\"><title>first-move advantage: " + a.rules +
-        "</title>\n<h1>First-move advantage: " + a.rules + "</h1>\n" + head + "\n" +
+        "<!doctype html><meta charset=\"utf-8\"><title>first-move advantage: " + rules_name +
+        "</title>\n<h1>First-move advantage: " + rules_name + "</h1>\n" + head + "\n" +
         line_chart_svg("Sente's score as games finish", "games", {s, lo, hi, even}) +
         "\n<p>Files: summary.json, games.jsonl (every game's record and result), "
         "settings.json.</p>\n";

@@ -5,17 +5,24 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
+
+#include "io/options.h"
+#include "rules/ruleset.h"
 
 namespace fuseki {
 
 struct FirstMoveOptions {
-  std::string rules = "yari";
+  RuleSet rules = RuleSet::Yari;
   std::string sfen;  // empty: the rule set's start
   std::string engine = "builtin:nodes=1000:noise=40";
   int games = 1000, threads = 2, max_moves = 320, retries = 2;
   uint64_t seed = 1;
   std::string out;  // empty: nothing written
 };
+
+// [first_move]
+std::vector<OptionSection> first_move_sections(FirstMoveOptions& o);
 
 // Plays (or resumes) the experiment, with progress on stderr; returns the summary (also written
 // to out/summary.json with out/report.html). Throws RulesError for a bad rule set, position or

@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 std::map<std::string, std::string> settings_of(const TableRunOptions& a) {
-  std::map<std::string, std::string> s = {{"rules", a.rules},
+  std::map<std::string, std::string> s = {{"rules", rule_info(a.rules).name},
                                           {"network", a.network.empty() ? "uniform" : a.network},
                                           {"playout", a.playout},
                                           {"seed", std::to_string(a.seed)},
@@ -92,8 +92,7 @@ std::vector<std::string> read_table_journal(const std::string& path,
 }
 
 int run_table(const TableRunOptions& a) {
-  auto rules = parse_rule_set(a.rules);
-  if (!rules || !rule_info(*rules).balance_kings)
+  if (!rule_info(a.rules).balance_kings)
     throw std::runtime_error(
         "--rules must be balance or balance-v1 (the table is of Balance Shogi)");
   // Everything is checked before anything is written: a bad network or slice leaves no
@@ -138,7 +137,7 @@ int run_table(const TableRunOptions& a) {
   LineJournal journal(journal_path.string(), kept);  // without a torn last line, then appended
 
   SelfPlayOptions so;
-  so.rules = *rules;
+  so.rules = a.rules;
   so.batch = a.batch;
   so.temperature = a.temperature;
   so.playout = a.playout;

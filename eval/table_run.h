@@ -4,30 +4,13 @@
 // outputs (table.json, table.csv, report.html, games.h5), and the merge of slices.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "eval/table_builder.h"
+#include "eval/table_options.h"
 
 namespace fuseki {
-
-struct TableRunOptions {
-  std::string out = "runs/table";
-  std::string network;  // empty: uniform random placement
-  std::string rules = "balance";
-  std::string playout = "builtin:nodes=300:noise=20";
-  uint64_t seed = 1;
-  int first_pass = 4, band = 48, round_games = 1024, threads = 2, batch = 64, min_band_games = 0;
-  double halfwidth = 0.05, temperature = 1.0;
-  long max_games = 200000;
-  std::string shard;  // "i/n"
-  std::string mirror = "check";
-  std::string compare;
-  std::string device = "cpu";
-  std::string precision = "fp32";
-  bool adaptive = true;
-};
 
 // Measures (or resumes) the table in options.out; prints progress on stderr and a summary line.
 // Returns the exit status; throws std::runtime_error on bad input (checked before anything is

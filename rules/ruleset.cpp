@@ -1,5 +1,7 @@
 #include "rules/ruleset.h"
 
+#include <stdexcept>
+
 namespace fuseki {
 namespace {
 
@@ -24,6 +26,14 @@ std::optional<RuleSet> parse_rule_set(std::string_view name) {
     if (name == r.name) return r.id;
   if (name == "balance-v2") return RuleSet::Balance;
   return std::nullopt;
+}
+
+RuleSet rule_set_or_throw(std::string_view name) {
+  if (auto r = parse_rule_set(name)) return *r;
+  std::string message = "unknown rule set '";
+  message += name;
+  message += "' (known: " + rule_set_names() + ")";
+  throw std::runtime_error(message);
 }
 
 std::string rule_set_names() {

@@ -28,5 +28,7 @@ const RuleInfo& rule_info(RuleSet r);
 const Variant& variant_of(RuleSet r);
 std::optional<RuleSet> parse_rule_set(std::string_view name);
 std::string rule_set_names();  // "shogi, fuseki, balance-v1, balance", for error messages
+// parse_rule_set, or std::runtime_error "unknown rule set 'x' (known: ...)".
+RuleSet rule_set_or_throw(std::string_view name);
 
 }  // namespace fuseki

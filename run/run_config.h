@@ -7,19 +7,25 @@
 #include <string>
 #include <vector>
 
+#include "engine/player.h"
+#include "io/options.h"
+#include "net/net_config.h"
+#include "rules/ruleset.h"
+#include "selfplay/king_table.h"
+
 namespace fuseki {
 
 struct RunConfig {
   // [run]
   std::string dir = "runs/default";
   uint64_t seed = 1;
-  std::string rules = "balance";
+  RuleSet rules = RuleSet::Balance;
   int generations = 2;
   std::string device = "cpu";
   std::string precision = "fp32";  // of self-play and gating inference: fp32 | bf16 | fp16 (CUDA)
   // [network]
-  int channels = 16;
-  int blocks = 2;
+  int channels = net::NetConfig().channels;
+  int blocks = net::NetConfig().blocks;
   std::string init_from;  // a checkpoint to start from (e.g. trained under balance-v1)
   // [selfplay]
   int games = 128;  // per generation
@@ -28,8 +34,8 @@ struct RunConfig {
   double temperature = 1.0;
   std::string kings = "uniform";  // uniform | table | network
   std::string king_table;
-  int king_band = 48;
-  std::string playout = "builtin:nodes=200:noise=20";
+  int king_band = kKingBand;
+  std::string playout = kDefaultPlayout;
   int playout_threads = 2;
   int max_moves = 320;
   int shard_games = 64;
@@ -55,6 +61,10 @@ struct RunConfig {
   double gating_temperature = 0.5;
   std::string gating_score = "result";  // result: play-outs; eval: expected score at move 41
 };
+
+// The declarations of every setting above: [run], [network], [selfplay], [train], [gating], with
+// flags named --section.key. The sections refer to `c`.
+std::vector<OptionSection> run_config_sections(RunConfig& c);
 
 // Reads `path` (empty: defaults only), then applies `overrides` ("section.key=value").
 // Throws std::runtime_error naming the file, key and problem.

@@ -99,7 +99,7 @@ Publication read_publication(const fs::path& p, const RunPaths& paths) {
 
 SelfPlayOptions selfplay_options(const RunConfig& c, int generation, const KingPairTable* table) {
   SelfPlayOptions o;
-  o.rules = *parse_rule_set(c.rules);
+  o.rules = c.rules;
   o.seed = Rng::derive(c.seed, 1000 + uint64_t(generation));  // each generation its own games
   o.batch = c.batch;
   o.temperature = c.temperature;
@@ -238,7 +238,7 @@ void run_selfplay(const RunConfig& c, const RunPaths& paths, int g, const KingPa
   for (size_t k = 0; k < worker_ids.size(); ++k) {
     int w = worker_ids[k];
     uint64_t target = worker_games(c.games, w, workers);
-    std::map<std::string, std::string> attrs = {{"rules", c.rules},
+    std::map<std::string, std::string> attrs = {{"rules", rule_info(c.rules).name},
                                                 {"run_seed", std::to_string(c.seed)},
                                                 {"generation", std::to_string(g)},
                                                 {"network", pub.name + ".ckpt"},

@@ -21,8 +21,7 @@ $bin pipeline --config configs/smoke.toml
 net=$(ls runs/smoke/models/gen-*.ckpt | grep -v partial | sort | tail -n 1)
 compare=()
 [ -f ../shared/data/king_pairs_iter2455_games.json ] && compare=(--compare ../shared/data/king_pairs_iter2455_games.json)
-$bin eval table --out runs/table --network "$net" --first-pass 1 --band 48 --round-games 512 --max-games 4000 \
-  --halfwidth 0.1 --playout builtin:nodes=200:noise=20 "${compare[@]}"
+$bin eval table --config configs/smoke.toml --network "$net" "${compare[@]}"   # its [eval] section
 echo
 echo "pipeline run:    runs/smoke (report: runs/smoke/report.html)"
 echo "king-pair table: runs/table/table.json (report: runs/table/report.html)"

@@ -15,6 +15,10 @@
 
 namespace fuseki {
 
+// The band: how many pairs closest to even the Balance AI draws its kings from (the site's 48),
+// the default of every command and setting that names one.
+constexpr int kKingBand = 48;
+
 struct KingPairEntry {
   Square sente = SQ_NONE, gote = SQ_NONE;
   double v = 0.5;  // Sente's win rate (draws half)

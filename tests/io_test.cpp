@@ -6,11 +6,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
 
 #include "io/atomic_file.h"
 #include "io/file_lock.h"
 #include "io/journal.h"
+#include "io/options.h"
 #include "io/progress.h"
 #include "io/settings.h"
 #include "io/slice.h"
@@ -173,6 +175,140 @@ TEST(AtomicFile, CommitRenamesAndCreateIsExclusive) {
   EXPECT_EQ(read_file(d / "workers"), "2\n");
   for (const auto& e : fs::directory_iterator(d.path))
     EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+}
+
+// Settings declared once: a test struct with one option of each kind.
+struct Toy {
+  int games = 8;
+  long budget = 100;
+  uint64_t seed = 1;
+  double rate = 0.5;
+  bool fast = false;
+  std::string mode = "a", name = "x", file;
+};
+
+std::vector<OptionSection> toy_sections(Toy& t) {
+  std::vector<OptionSection> s;
+  s.emplace_back("play", "Toy");
+  s.back()
+      .integer("games", t.games, 1, 100, "games")
+      .integer("budget", t.budget, 1L, 1000L, "budget")
+      .seed("seed", t.seed, "seed")
+      .number("rate", t.rate, 0.0, 1.0, "rate")
+      .boolean("fast", t.fast, "fast")
+      .choice("mode", t.mode, {"a", "b"}, "mode")
+      .text("name", t.name, "name")
+      .path("file", t.file, "file");
+  return s;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::vector<OptionSection*> pointers(std::vector<OptionSection>& s) {
+  std::vector<OptionSection*> out;
+  for (auto& x : s) out.push_back(&x);
+  return out;
+}
+
+TEST(Options, DefaultsComeFromTheStructAndRoundTripThroughToml) {
+  TempDir dir;
+  Toy t;
+  auto sections = toy_sections(t);
+  EXPECT_EQ(sections[0].find("games")->default_value, "8");
+  EXPECT_EQ(sections[0].find("rate")->default_value, "0.5");
+  EXPECT_EQ(sections[0].find("mode")->default_value, "\"a\"");
+  EXPECT_EQ(sections[0].flag(*sections[0].find("file")), "--file");
+  sections[0].qualified_flags();
+  EXPECT_EQ(sections[0].flag(*sections[0].find("seed")), "--play.seed");
+  t.games = 42;
+  t.rate = 0.1;
+  t.seed = 9223372036854775807ull;  // the largest TOML integer
+  t.name = "quote\" and \\";
+  t.fast = true;
+  write_raw(dir / "t.toml", to_toml({&sections[0]}));
+  Toy back;
+  auto back_sections = toy_sections(back);
+  read_toml(dir / "t.toml", pointers(back_sections));
+  EXPECT_EQ(back.games, 42);
+  EXPECT_EQ(back.rate, 0.1);
+  EXPECT_EQ(back.seed, t.seed);
+  EXPECT_EQ(back.name, t.name);
+  EXPECT_TRUE(back.fast);
+}
+
+TEST(Options, BadValuesAndUnknownKeysAreErrorsNamingThem) {
+  TempDir dir;
+  Toy t;
+  auto sections = toy_sections(t);
+  auto all = pointers(sections);
+  auto file_error = [&](const std::string& text) {
+    write_raw(dir / "c.toml", text);
+    return error_of([&] { read_toml(dir / "c.toml", all); });
+  };
+  EXPECT_NE(file_error("[play]\ngames = 0\n").find("play.games: value 0 out of range [1, 100]"),
+            std::string::npos);
+  EXPECT_NE(file_error("[play]\ngames = \"5\"\n").find("play.games: expected an integer"),
+            std::string::npos);
+  EXPECT_NE(file_error("[play]\nrate = true\n").find("play.rate: expected a number"),
+            std::string::npos);
+  EXPECT_NE(file_error("[play]\nfast = 1\n").find("expected true or false"), std::string::npos);
+  EXPECT_NE(file_error("[play]\nmode = \"c\"\n").find("'c' is not one of a, b"), std::string::npos);
+  EXPECT_NE(file_error("[play]\nspeed = 1\n").find("unknown key play.speed"), std::string::npos);
+  EXPECT_NE(file_error("[chess]\nx = 1\n").find("unknown section [chess]"), std::string::npos);
+  EXPECT_NE(file_error("[play\n").find("c.toml:1:"), std::string::npos);
+  // Another command's section is skipped by name (its contents are that command's to check).
+  EXPECT_EQ(file_error("[eval]\nanything = 1\n[play]\ngames = 3\n"), "no error");
+  EXPECT_EQ(t.games, 3);
+  // Overrides: the same checks, naming the override.
+  EXPECT_NE(error_of([&] {
+              apply_override("play.budget=5000", all);
+            }).find("--set play.budget: value 5000 out of range [1, 1000]"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { apply_override("play.seed=-1", all); }).find("not a non-negative"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              apply_override("play.seed=9223372036854775808", all);
+            }).find("out of range [0, 2^63-1]"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { apply_override("play.rate=0.5x", all); }).find("is not a number"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { apply_override("games=5", all); }).find("expected section.key=value"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { apply_override("run.games=5", all); }).find("unknown section 'run'"),
+            std::string::npos);
+  apply_override("play.rate=1", all);
+  EXPECT_EQ(t.rate, 1.0);
+}
+
+TEST(Options, PathsInAFileAreRelativeToTheFile) {
+  TempDir dir;
+  fs::create_directories(dir / "sub");
+  write_raw(dir / "sub/c.toml", "[play]\nfile = \"../data/t.json\"\nname = \"../n\"\n");
+  Toy t;
+  auto sections = toy_sections(t);
+  read_toml(dir / "sub/c.toml", pointers(sections));
+  EXPECT_EQ(t.file, (fs::path(dir / "data") / "t.json").string());
+  EXPECT_EQ(t.name, "../n");  // not a path: as written
+  apply_override("play.file=rel/x", pointers(sections));
+  EXPECT_EQ(t.file, "rel/x");  // on a command line: relative to the working directory
+}
+
+TEST(Options, TheMarkdownListsEveryOption) {
+  Toy t;
+  auto sections = toy_sections(t);
+  std::string md = to_markdown({&sections[0]});
+  for (const Option& o : sections[0].options())
+    EXPECT_NE(md.find("| `" + o.key + "` |"), std::string::npos) << o.key;
+  EXPECT_NE(md.find("| `budget` | `--budget` | integer | `100` | 1 .. 1000 | budget |"),
+            std::string::npos)
+      << md;
 }
 
 }  // namespace

@@ -1,0 +1,52 @@
+#include "eval/table_options.h"
+
+#include <stdexcept>
+
+#include "eval/king_pairs.h"
+
+namespace fuseki {
+
+std::vector<OptionSection> table_run_sections(TableRunOptions& o) {
+  std::vector<OptionSection> s;
+  s.emplace_back("eval", "The king-pair table (eval table): Sente's win rate for every pair.");
+  s.back()
+      .path("out", o.out, "Output directory (resumes a run found there)")
+      .path("network", o.network, "Placement network checkpoint (empty: uniform random placement)")
+      .custom(
+          "rules", "Rule set: a Balance one (the table is of Balance Shogi)", "balance, balance-v1",
+          [&o](const std::string& v) {
+            RuleSet r = rule_set_or_throw(v);
+            if (!rule_info(r).balance_kings)
+              throw std::runtime_error("'" + v +
+                                       "' is not a Balance rule set (the table is of Balance "
+                                       "Shogi): balance or balance-v1");
+            o.rules = r;
+          },
+          [&o] { return std::string(rule_info(o.rules).name); })
+      .text("playout", o.playout, "Play-out engine from move 41 (see play --sente)")
+      .seed("seed", o.seed, "Run seed; game j of a pair has a seed derived from it")
+      .integer("first_pass", o.first_pass, 0, 1000000, "Games per pair in the first pass")
+      .integer("band", o.band, 1, KING_PAIRS, "Pairs closest to even to pin down")
+      .number("halfwidth", o.halfwidth, 0.001, 0.5, "95 % half-width asked of each band pair")
+      .integer("min_band_games", o.min_band_games, 0, 100000000,
+               "... or at least this many games per band pair")
+      .integer("round_games", o.round_games, 1, 100000000, "Games per adaptive round")
+      .integer("max_games", o.max_games, 1L, 1000000000L, "Budget of games")
+      .integer("threads", o.threads, 1, 1024, "Play-out threads")
+      .integer("batch", o.batch, 1, 65536, "Games placed together (one forward pass per ply)")
+      .number("temperature", o.temperature, 0.0, 100.0, "Placement temperature")
+      .text("shard", o.shard,
+            "i/n: play this slice of the pairs (uniformly); combine with eval merge")
+      .boolean("adaptive", o.adaptive,
+               "Rounds after the first pass to pin down the band (false: the first pass only, "
+               "as a set of --shard runs measures)")
+      .choice("mirror", o.mirror, {"check", "pool", "off"},
+              "The mirror-image pairs: check their agreement, pool them, or neither")
+      .path("compare", o.compare, "An earlier table (king_pair_table/1 JSON) to compare against")
+      .text("device", o.device, "cpu or cuda[:N]")
+      .choice("precision", o.precision, {"fp32", "bf16", "fp16"},
+              "Inference precision (fp16: CUDA only)");
+  return s;
+}
+
+}  // namespace fuseki

@@ -1,0 +1,37 @@
+// The settings of a king-pair table run (eval table): the [eval] section of a config file and the
+// flags of eval table, declared once (io/options.h). No LibTorch.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/player.h"
+#include "io/options.h"
+#include "rules/ruleset.h"
+#include "selfplay/king_table.h"
+
+namespace fuseki {
+
+struct TableRunOptions {
+  std::string out = "runs/table";
+  std::string network;  // empty: uniform random placement
+  RuleSet rules = RuleSet::Balance;
+  std::string playout = kDefaultPlayout;
+  uint64_t seed = 1;
+  int first_pass = 4, band = kKingBand, round_games = 1024, threads = 2, batch = 64,
+      min_band_games = 0;
+  double halfwidth = 0.05, temperature = 1.0;
+  long max_games = 200000;
+  std::string shard;  // "i/n"
+  std::string mirror = "check";
+  std::string compare;
+  std::string device = "cpu";
+  std::string precision = "fp32";
+  bool adaptive = true;
+};
+
+// [eval]: every setting above with its default, range and help.
+std::vector<OptionSection> table_run_sections(TableRunOptions& o);
+
+}  // namespace fuseki

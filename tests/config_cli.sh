@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Settings from their declarations, as a user meets them: docs/config.md is what
+# `fusekilab config --markdown` prints (regenerate it with that command when a setting changes);
+# `fusekilab config` prints a config file every command accepts; a command reads its section of a
+# config file, flags win over it, and bad values, keys and sections are errors naming them.
+set -euo pipefail
+bin=$1
+src=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$bin" config --markdown >"$dir/config.md"
+diff -u "$src/docs/config.md" "$dir/config.md" ||
+  fail "docs/config.md is stale: run '$bin config --markdown > docs/config.md'"
+
+# The printed defaults are a config file for every command (other sections skipped).
+"$bin" config >"$dir/all.toml"
+"$bin" init --config "$dir/all.toml" --dir "$dir/run" --network.channels 8 >/dev/null
+grep -q '^channels = 8$' "$dir/run/config.toml" || fail "--network.channels did not reach the run"
+"$bin" play --config "$dir/all.toml" --sente random --gote random --quiet >/dev/null
+
+# A section of a file, and a flag over it.
+cat >"$dir/play.toml" <<'TOML'
+[play]
+sente = "random"
+gote = "random"
+games = 3
+format = "jsonl"
+seed = 7
+[eval]
+band = 12
+TOML
+"$bin" play --config "$dir/play.toml" --quiet >"$dir/out"
+[ "$(wc -l <"$dir/out")" = 3 ] || fail "[play] games = 3 not read"
+grep -q '"seed":7' "$dir/out" || fail "[play] seed not read"
+"$bin" play --config "$dir/play.toml" --games 2 --quiet >"$dir/out"
+[ "$(wc -l <"$dir/out")" = 2 ] || fail "--games does not win over the file"
+
+expect_error() {  # expect_error TEXT COMMAND...
+  local text=$1
+  shift
+  if "$@" >/dev/null 2>"$dir/err"; then fail "accepted: $*"; fi
+  local rc=0
+  "$@" >/dev/null 2>/dev/null || rc=$?
+  [ "$rc" = 2 ] || fail "exit $rc, not 2: $*"
+  grep -qF -- "$text" "$dir/err" || fail "'$text' not in: $(cat "$dir/err")"
+}
+printf '[play]\ngames = 0\n' >"$dir/bad.toml"
+expect_error "play.games: value 0 out of range" "$bin" play --config "$dir/bad.toml"
+printf '[play]\nspeed = 1\n' >"$dir/bad.toml"
+expect_error "unknown key play.speed" "$bin" play --config "$dir/bad.toml"
+printf '[playy]\ngames = 1\n' >"$dir/bad.toml"
+expect_error "unknown section [playy]" "$bin" play --config "$dir/bad.toml"
+printf '[eval]\nband = "wide"\n' >"$dir/bad.toml"
+expect_error "eval.band: expected an integer" "$bin" eval table --config "$dir/bad.toml" --out "$dir/t"
+[ ! -e "$dir/t" ] || fail "eval table wrote $dir/t for a bad config"
+expect_error "--band: value 0 out of range [1, 1296]" "$bin" eval table --band 0
+expect_error "--rules: 'shogi' is not a Balance rule set" "$bin" eval table --rules shogi
+expect_error "--selfplay.temperature: 'hot' is not a number" "$bin" pipeline --selfplay.temperature hot
+expect_error "--threads: value 0 out of range" "$bin" eval first-move --threads 0
+echo "config_cli: OK"
