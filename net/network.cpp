@@ -64,11 +64,13 @@ std::tuple<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch
 
 torch::Device PolicyValueNetImpl::device() const { return stem_conv->weight.device(); }
 
-InferenceNet::Conv InferenceNet::fold(const torch::nn::Conv2d& conv,
-                                      const torch::nn::BatchNorm2d& bn, torch::Device device,
-                                      torch::ScalarType dtype) {
+namespace {
+
+// BN(conv(x)) = scale * (W x + b - mean) + beta, scale = gamma / sqrt(var + eps).
+InferenceNet::Layer fold(std::string name, const torch::nn::Conv2d& conv,
+                         const torch::nn::BatchNorm2d& bn, torch::Device device,
+                         torch::ScalarType dtype) {
   torch::NoGradGuard no_grad;
-  // BN(conv(x)) = scale * (W x + b - mean) + beta, scale = gamma / sqrt(var + eps).
   torch::Tensor weight = conv->weight.detach().to(torch::kCPU);
   torch::Tensor bias =
       conv->options.bias() ? conv->bias.detach().to(torch::kCPU) : torch::zeros({weight.size(0)});
@@ -78,42 +80,86 @@ InferenceNet::Conv InferenceNet::fold(const torch::nn::Conv2d& conv,
     weight = weight * scale.reshape({-1, 1, 1, 1});
     bias = (bias - bn->running_mean.to(torch::kCPU)) * scale + bn->bias.detach().to(torch::kCPU);
   }
-  return {weight.contiguous().to(device, dtype), bias.contiguous().to(device, dtype),
-          (*conv->options.kernel_size())[0] / 2};
+  return {std::move(name), weight.contiguous().to(device, dtype),
+          bias.contiguous().to(device, dtype), (*conv->options.kernel_size())[0] / 2};
 }
+
+InferenceNet::Layer dense(std::string name, const torch::nn::Linear& l, torch::Device device,
+                          torch::ScalarType dtype) {
+  return {std::move(name), l->weight.detach().to(device, dtype), l->bias.detach().to(device, dtype),
+          0};
+}
+
+}  // namespace
 
 InferenceNet::InferenceNet(const PolicyValueNetImpl& net, torch::Device device,
                            torch::ScalarType dtype)
     : config_(net.config()), dtype_(dtype) {
-  stem_ = fold(net.stem_conv, net.stem_bn, device, dtype);
+  enum { X, H, Y, P, V };
+  auto layer = [&](Layer l) {
+    layers_.push_back(std::move(l));
+    return int(layers_.size()) - 1;
+  };
+  auto step = [&](Op op, int out, int a, int b = -1, int layer_index = -1) {
+    steps_.push_back({op, out, a, b, layer_index});
+  };
+  // Relu and Add may work in place on their first operand: it is always a fresh result here.
+  step(Op::Conv, H, X, -1, layer(fold("stem", net.stem_conv, net.stem_bn, device, dtype)));
+  step(Op::Relu, H, H);
   for (size_t i = 0; i < net.blocks->size(); ++i) {
     const auto block = net.blocks->ptr<ResidualBlockImpl>(i);
-    trunk_.push_back(fold(block->conv1, block->bn1, device, dtype));
-    trunk_.push_back(fold(block->conv2, block->bn2, device, dtype));
+    const std::string b = "block" + std::to_string(i);
+    step(Op::Conv, Y, H, -1, layer(fold(b + "_conv1", block->conv1, block->bn1, device, dtype)));
+    step(Op::Relu, Y, Y);
+    step(Op::Conv, Y, Y, -1, layer(fold(b + "_conv2", block->conv2, block->bn2, device, dtype)));
+    step(Op::Add, H, Y, H);
+    step(Op::Relu, H, H);
   }
-  policy_ = fold(net.policy_conv, nullptr, device, dtype);
-  value_ = fold(net.value_conv, net.value_bn, device, dtype);
-  fc1_weight_ = net.value_fc1->weight.detach().to(device, dtype);
-  fc1_bias_ = net.value_fc1->bias.detach().to(device, dtype);
-  fc2_weight_ = net.value_fc2->weight.detach().to(device, dtype);
-  fc2_bias_ = net.value_fc2->bias.detach().to(device, dtype);
+  step(Op::Conv, P, H, -1, layer(fold("policy", net.policy_conv, nullptr, device, dtype)));
+  step(Op::PolicyLabels, P, P);
+  step(Op::Conv, V, H, -1, layer(fold("value", net.value_conv, net.value_bn, device, dtype)));
+  step(Op::Relu, V, V);
+  step(Op::Flatten, V, V);
+  step(Op::Linear, V, V, -1, layer(dense("value_fc1", net.value_fc1, device, dtype)));
+  step(Op::Relu, V, V);
+  step(Op::Linear, V, V, -1, layer(dense("value_fc2", net.value_fc2, device, dtype)));
+  step(Op::TanhSqueeze, V, V);
 }
 
 std::tuple<torch::Tensor, torch::Tensor> InferenceNet::forward(const torch::Tensor& input) const {
-  auto conv = [](const torch::Tensor& in, const Conv& c) {
-    return torch::conv2d(in, c.weight, c.bias, 1, c.padding);
-  };
-  const torch::Tensor x = input.scalar_type() == dtype_ ? input : input.to(dtype_);
-  torch::Tensor h = conv(x, stem_).relu_();
-  for (size_t i = 0; i < trunk_.size(); i += 2) {
-    torch::Tensor y = conv(h, trunk_[i]).relu_();
-    h = conv(y, trunk_[i + 1]).add_(h).relu_();
+  torch::Tensor r[std::size(kRegisterNames)];
+  r[kInput] = input.scalar_type() == dtype_ ? input : input.to(dtype_);
+  for (const Step& s : steps_) {
+    const torch::Tensor& a = r[s.a];
+    switch (s.op) {
+      case Op::Conv: {
+        const Layer& l = layers_[size_t(s.layer)];
+        r[s.out] = torch::conv2d(a, l.weight, l.bias, 1, l.padding);
+        break;
+      }
+      case Op::Linear: {
+        const Layer& l = layers_[size_t(s.layer)];
+        r[s.out] = torch::linear(a, l.weight, l.bias);
+        break;
+      }
+      case Op::Relu:
+        r[s.out] = r[s.a].relu_();
+        break;
+      case Op::Add:
+        r[s.out] = r[s.a].add_(r[s.b]);
+        break;
+      case Op::PolicyLabels:
+        r[s.out] = a.slice(2, kFirstCampRank, kBoardRanks).reshape({-1, kPolicySize});
+        break;
+      case Op::Flatten:
+        r[s.out] = a.flatten(1);
+        break;
+      case Op::TanhSqueeze:
+        r[s.out] = a.tanh().squeeze(1);
+        break;
+    }
   }
-  torch::Tensor p =
-      conv(h, policy_).slice(2, kFirstCampRank, kBoardRanks).reshape({-1, kPolicySize});
-  torch::Tensor v = conv(h, value_).relu_().flatten(1);
-  v = torch::linear(v, fc1_weight_, fc1_bias_).relu_();
-  v = torch::linear(v, fc2_weight_, fc2_bias_).tanh_().squeeze(1);
+  torch::Tensor p = r[kPolicyOut], v = r[kValueOut];
   if (dtype_ != torch::kFloat32) return {p.to(torch::kFloat32), v.to(torch::kFloat32)};
   return {p, v};
 }

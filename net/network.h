@@ -57,28 +57,48 @@ TORCH_MODULE(PolicyValueNet);
 // The network frozen for inference: each batch norm folded into the convolution before it, so a
 // forward pass is convolutions, ReLUs and adds only. Same outputs as PolicyValueNetImpl::forward
 // in eval mode (to float rounding, ~1e-6); built on `device`, never trained.
+//
+// Its forward pass is data: a list of steps over a few named registers. forward() runs the steps
+// and export_torchscript (net/checkpoint.h) writes the same steps out as TorchScript source, so
+// inference and the exported file cannot drift apart.
 class InferenceNet {
  public:
+  struct Layer {       // a convolution (batch norm folded in) or a fully connected layer
+    std::string name;  // "stem", "block0_conv1", ..., "value_fc2"
+    torch::Tensor weight, bias;
+    int64_t padding = 0;  // convolutions
+  };
+  enum class Op {
+    Conv,          // out = conv2d(a, layer)
+    Linear,        // out = linear(a, layer)
+    Relu,          // out = relu(a)
+    Add,           // out = a + b
+    PolicyLabels,  // out = the mover's camp ranks of a, as [N, kPolicySize] logits
+    Flatten,       // out = a flattened from dimension 1
+    TanhSqueeze,   // out = tanh(a) without its last dimension of 1
+  };
+  struct Step {
+    Op op;
+    int out, a, b = -1, layer = -1;
+  };
+  // Registers: the input, the trunk, a block's inner activation, the policy and value outputs.
+  static constexpr const char* kRegisterNames[] = {"x", "h", "y", "p", "v"};
+  static constexpr int kInput = 0, kPolicyOut = 3, kValueOut = 4;
+
   // dtype: the precision of the weights and activations (kFloat32, kBFloat16, or kFloat16 on
   // CUDA); inputs are cast to it and outputs come back as float32.
   InferenceNet(const PolicyValueNetImpl& net, torch::Device device,
                torch::ScalarType dtype = torch::kFloat32);
   std::tuple<torch::Tensor, torch::Tensor> forward(const torch::Tensor& x) const;
   const NetConfig& config() const { return config_; }
+  const std::vector<Layer>& layers() const { return layers_; }
+  const std::vector<Step>& steps() const { return steps_; }
 
  private:
-  struct Conv {
-    torch::Tensor weight, bias;
-    int64_t padding;
-  };
-  static Conv fold(const torch::nn::Conv2d& conv, const torch::nn::BatchNorm2d& bn,
-                   torch::Device device, torch::ScalarType dtype);
   NetConfig config_;
   torch::ScalarType dtype_;
-  Conv stem_;
-  std::vector<Conv> trunk_;  // two per residual block
-  Conv policy_, value_;
-  torch::Tensor fc1_weight_, fc1_bias_, fc2_weight_, fc2_bias_;
+  std::vector<Layer> layers_;
+  std::vector<Step> steps_;
 };
 
 // Log-probabilities over the legal drops only: illegal logits become -inf before the softmax.
