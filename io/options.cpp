@@ -47,24 +47,32 @@ T parse_integer(const std::string& t, const std::string& where, const char* what
   return v;
 }
 
+// One option; its default is the field's value now.
+Option make_option(const std::string& key, std::string help, Option::Type type, std::string allowed,
+                   std::function<void(const std::string&, const std::string&)> set,
+                   std::function<std::string()> get) {
+  std::string default_value = get();
+  return {key,
+          std::move(help),
+          type,
+          std::move(allowed),
+          std::move(default_value),
+          std::move(set),
+          std::move(get)};
+}
+
 template <typename T>
-void integer_option(std::vector<Option>& options, const std::string& key, T& field, T lo, T hi,
-                    std::string help) {
-  Option o;
-  o.key = key;
-  o.help = std::move(help);
-  o.type = Option::Type::Integer;
-  o.allowed = std::to_string(lo) + " .. " + std::to_string(hi);
-  o.set = [&field, lo, hi](const std::string& t, const std::string& where) {
-    auto v = parse_integer<long long>(t, where, "an integer");
-    if (v < (long long)lo || v > (long long)hi)
-      fail(where,
-           "value " + t + " out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-    field = T(v);
-  };
-  o.get = [&field] { return std::to_string(field); };
-  o.default_value = o.get();
-  options.push_back(std::move(o));
+Option integer_option(const std::string& key, T& field, T lo, T hi, std::string help) {
+  return make_option(
+      key, std::move(help), Option::Type::Integer, std::to_string(lo) + " .. " + std::to_string(hi),
+      [&field, lo, hi](const std::string& t, const std::string& where) {
+        auto v = parse_integer<long long>(t, where, "an integer");
+        if (v < (long long)lo || v > (long long)hi)
+          fail(where, "value " + t + " out of range [" + std::to_string(lo) + ", " +
+                          std::to_string(hi) + "]");
+        field = T(v);
+      },
+      [&field] { return std::to_string(field); });
 }
 
 // A TOML value as the text its option parses, after checking its TOML type.
@@ -114,97 +122,79 @@ const char* type_name(Option::Type t) {
 
 OptionSection& OptionSection::integer(const std::string& key, int& field, int lo, int hi,
                                       std::string help) {
-  integer_option(options_, key, field, lo, hi, std::move(help));
+  options_.push_back(integer_option(key, field, lo, hi, std::move(help)));
   return *this;
 }
 
 OptionSection& OptionSection::integer(const std::string& key, long& field, long lo, long hi,
                                       std::string help) {
-  integer_option(options_, key, field, lo, hi, std::move(help));
+  options_.push_back(integer_option(key, field, lo, hi, std::move(help)));
   return *this;
 }
 
 OptionSection& OptionSection::seed(const std::string& key, uint64_t& field, std::string help) {
-  Option o;
-  o.key = key;
-  o.help = std::move(help);
-  o.type = Option::Type::Integer;
   // TOML integers are signed 64-bit: a larger seed could not be read back from a run's config.
-  o.allowed = "0 .. 2^63-1";
-  o.set = [&field](const std::string& t, const std::string& where) {
-    uint64_t v = parse_integer<uint64_t>(t, where, "a non-negative integer");
-    if (v > uint64_t(INT64_MAX)) fail(where, "value " + t + " out of range [0, 2^63-1]");
-    field = v;
-  };
-  o.get = [&field] { return std::to_string(field); };
-  o.default_value = o.get();
-  options_.push_back(std::move(o));
+  options_.push_back(make_option(
+      key, std::move(help), Option::Type::Integer, "0 .. 2^63-1",
+      [&field](const std::string& t, const std::string& where) {
+        uint64_t v = parse_integer<uint64_t>(t, where, "a non-negative integer");
+        if (v > uint64_t(INT64_MAX)) fail(where, "value " + t + " out of range [0, 2^63-1]");
+        field = v;
+      },
+      [&field] { return std::to_string(field); }));
   return *this;
 }
 
 OptionSection& OptionSection::number(const std::string& key, double& field, double lo, double hi,
                                      std::string help) {
-  Option o;
-  o.key = key;
-  o.help = std::move(help);
-  o.type = Option::Type::Number;
-  o.allowed = number_text(lo) + " .. " + number_text(hi);
-  o.set = [&field, lo, hi](const std::string& t, const std::string& where) {
-    size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(t, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != t.size() || t.empty()) fail(where, "'" + t + "' is not a number");
-    if (!(v >= lo && v <= hi)) {
-      std::ostringstream m;
-      m << "value " << t << " out of range [" << lo << ", " << hi << "]";
-      fail(where, m.str());
-    }
-    field = v;
-  };
-  o.get = [&field] { return number_text(field); };
-  o.default_value = o.get();
-  options_.push_back(std::move(o));
+  options_.push_back(make_option(
+      key, std::move(help), Option::Type::Number, number_text(lo) + " .. " + number_text(hi),
+      [&field, lo, hi](const std::string& t, const std::string& where) {
+        size_t used = 0;
+        double v = 0;
+        try {
+          v = std::stod(t, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != t.size() || t.empty()) fail(where, "'" + t + "' is not a number");
+        if (!(v >= lo && v <= hi)) {
+          std::ostringstream m;
+          m << "value " << t << " out of range [" << lo << ", " << hi << "]";
+          fail(where, m.str());
+        }
+        field = v;
+      },
+      [&field] { return number_text(field); }));
   return *this;
 }
 
 OptionSection& OptionSection::boolean(const std::string& key, bool& field, std::string help) {
-  Option o;
-  o.key = key;
-  o.help = std::move(help);
-  o.type = Option::Type::Boolean;
-  o.allowed = "true, false";
-  o.set = [&field](const std::string& t, const std::string& where) {
-    if (t != "true" && t != "false") fail(where, "'" + t + "' is not true or false");
-    field = t == "true";
-  };
-  o.get = [&field] { return std::string(field ? "true" : "false"); };
-  o.default_value = o.get();
-  options_.push_back(std::move(o));
+  options_.push_back(make_option(
+      key, std::move(help), Option::Type::Boolean, "true, false",
+      [&field](const std::string& t, const std::string& where) {
+        if (t != "true" && t != "false") fail(where, "'" + t + "' is not true or false");
+        field = t == "true";
+      },
+      [&field] { return std::string(field ? "true" : "false"); }));
   return *this;
 }
 
 OptionSection& OptionSection::text(const std::string& key, std::string& field, std::string help,
                                    std::function<void(const std::string&)> check) {
-  Option o;
-  o.key = key;
-  o.help = std::move(help);
-  o.set = [&field, check](const std::string& t, const std::string& where) {
-    if (check) {
-      try {
-        check(t);
-      } catch (const std::runtime_error& e) {
-        fail(where, e.what());
-      }
-    }
-    field = t;
-  };
-  o.get = [&field] { return toml_string(field); };
-  o.default_value = o.get();
-  options_.push_back(std::move(o));
+  options_.push_back(make_option(
+      key, std::move(help), Option::Type::String, "",
+      [&field, check](const std::string& t, const std::string& where) {
+        if (check) {
+          try {
+            check(t);
+          } catch (const std::runtime_error& e) {
+            fail(where, e.what());
+          }
+        }
+        field = t;
+      },
+      [&field] { return toml_string(field); }));
   return *this;
 }
 
@@ -229,20 +219,16 @@ OptionSection& OptionSection::path(const std::string& key, std::string& field, s
 OptionSection& OptionSection::custom(const std::string& key, std::string help, std::string allowed,
                                      std::function<void(const std::string&)> parse,
                                      std::function<std::string()> print) {
-  Option o;
-  o.key = key;
-  o.help = std::move(help);
-  o.allowed = std::move(allowed);
-  o.set = [parse](const std::string& t, const std::string& where) {
-    try {
-      parse(t);
-    } catch (const std::runtime_error& e) {
-      fail(where, e.what());
-    }
-  };
-  o.get = [print] { return toml_string(print()); };
-  o.default_value = o.get();
-  options_.push_back(std::move(o));
+  options_.push_back(make_option(
+      key, std::move(help), Option::Type::String, std::move(allowed),
+      [parse](const std::string& t, const std::string& where) {
+        try {
+          parse(t);
+        } catch (const std::runtime_error& e) {
+          fail(where, e.what());
+        }
+      },
+      [print] { return toml_string(print()); }));
   return *this;
 }
 
