@@ -1,5 +1,6 @@
 #include "eval/stats.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -51,6 +52,58 @@ void wilson_interval(double points, int n, double& low, double& high) {
   double half = z * std::sqrt(p * (1 - p) / n + z2 / (4.0 * n * n)) / (1 + z2 / n);
   low = centre - half;
   high = centre + half;
+}
+
+double elo_of_score(double s) {
+  s = std::clamp(s, 0.001, 0.999);
+  return 400.0 * std::log10(s / (1 - s));
+}
+
+double score_of_elo(double elo) { return 1.0 / (1.0 + std::pow(10.0, -elo / 400.0)); }
+
+StrengthEstimate strength_estimate(const Score& s) {
+  StrengthEstimate e;
+  e.games = s.games();
+  e.score = s.mean();
+  wilson_interval(s.points(), s.games(), e.low, e.high);
+  e.elo = elo_of_score(e.score);
+  e.elo_low = elo_of_score(e.low);
+  e.elo_high = elo_of_score(e.high);
+  return e;
+}
+
+double Sprt::llr(const Score& s) const {
+  const int n = s.games();
+  if (n == 0) return 0;
+  const double mu = s.mean();
+  double var =
+      (s.wins * (1 - mu) * (1 - mu) + s.draws * (0.5 - mu) * (0.5 - mu) + s.losses * mu * mu) / n;
+  // The variance estimate is poor over the first games (all alike: zero): a floor, and no
+  // decision before kSprtMinGames (Sprt::decide), keep a lucky start from deciding.
+  var = std::max(var, 0.01);
+  const double s0 = score_of_elo(elo0), s1 = score_of_elo(elo1);
+  return n * (s1 - s0) * (2 * mu - s0 - s1) / (2 * var);
+}
+
+double Sprt::lower() const { return std::log(beta / (1 - alpha)); }
+double Sprt::upper() const { return std::log((1 - beta) / alpha); }
+
+Sprt::Decision Sprt::decide(const Score& s) const {
+  if (s.games() < kMinGames) return Decision::Continue;
+  double r = llr(s);
+  return r >= upper() ? Decision::H1 : r <= lower() ? Decision::H0 : Decision::Continue;
+}
+
+const char* sprt_decision_name(Sprt::Decision d) {
+  switch (d) {
+    case Sprt::Decision::H0:
+      return "H0";
+    case Sprt::Decision::H1:
+      return "H1";
+    case Sprt::Decision::Continue:
+      break;
+  }
+  return "continue";
 }
 
 }  // namespace fuseki

@@ -23,4 +23,42 @@ std::string to_json(const GenerationStats& s);
 // A 95 % Wilson interval for a score of `points` out of `n`.
 void wilson_interval(double points, int n, double& low, double& high);
 
+// Results of one side over a set of games (draws count half).
+struct Score {
+  int wins = 0, draws = 0, losses = 0;
+  int games() const { return wins + draws + losses; }
+  double points() const { return wins + 0.5 * draws; }
+  double mean() const { return games() ? points() / games() : 0.5; }
+  void add(double score) { (score > 0.75 ? wins : score < 0.25 ? losses : draws)++; }
+};
+
+// The Elo difference that gives an expected score s: 400 log10(s / (1 - s)); s is clamped to
+// [0.001, 0.999] (about +-1200 Elo), so a clean sweep prints a large finite number.
+double elo_of_score(double s);
+// The expected score of an Elo difference.
+double score_of_elo(double elo);
+
+// A score with its 95 % Wilson interval, and the same as Elo differences.
+struct StrengthEstimate {
+  int games = 0;
+  double score = 0.5, low = 0, high = 1;
+  double elo = 0, elo_low = 0, elo_high = 0;
+};
+StrengthEstimate strength_estimate(const Score& s);
+
+// A sequential probability ratio test of H0: Elo difference elo0 against H1: elo1, on game
+// scores (0, 1/2, 1) with the normal approximation of the log-likelihood ratio. With error rates
+// alpha (accepting H1 when H0 holds) and beta, it decides once the ratio leaves
+// [log(beta / (1 - alpha)), log((1 - beta) / alpha)].
+struct Sprt {
+  double elo0 = 0, elo1 = 30, alpha = 0.05, beta = 0.05;
+  static constexpr int kMinGames = 32;  // no decision before: the variance estimate settles
+  enum class Decision { Continue, H0, H1 };
+  double llr(const Score& s) const;
+  Decision decide(const Score& s) const;
+  double lower() const;
+  double upper() const;
+};
+const char* sprt_decision_name(Sprt::Decision d);
+
 }  // namespace fuseki

@@ -31,6 +31,55 @@ TEST(KingPairs, IndexingAndMirror) {
   EXPECT_EQ(pair_key(mirror_pair(pair_index(sente_king_square(0), gote_king_square(0)))), "9f,9d");
 }
 
+TEST(Strength, EloAndScoreAreInverses) {
+  EXPECT_DOUBLE_EQ(elo_of_score(0.5), 0.0);
+  EXPECT_NEAR(elo_of_score(0.75), 190.85, 0.01);
+  EXPECT_NEAR(elo_of_score(0.25), -190.85, 0.01);
+  for (double e : {-400.0, -35.0, 0.0, 120.0, 800.0})
+    EXPECT_NEAR(elo_of_score(score_of_elo(e)), e, 1e-9);
+  EXPECT_NEAR(elo_of_score(1.0), 1199.8, 0.1);  // clamped, finite
+  Score s;
+  for (int i = 0; i < 80; ++i) s.add(1);
+  for (int i = 0; i < 20; ++i) s.add(0);
+  StrengthEstimate e = strength_estimate(s);
+  EXPECT_EQ(e.games, 100);
+  EXPECT_DOUBLE_EQ(e.score, 0.8);
+  EXPECT_LT(e.low, 0.8);
+  EXPECT_GT(e.high, 0.8);
+  EXPECT_NEAR(e.elo_low, elo_of_score(e.low), 1e-12);
+  EXPECT_LT(e.elo_low, e.elo);
+  EXPECT_GT(e.elo_high, e.elo);
+}
+
+// The SPRT's stated error rates hold on simulated games: with no real difference it accepts H1
+// (a better candidate) in at most about alpha of the runs; with a real one it accepts H1.
+TEST(Strength, SprtKeepsItsErrorRates) {
+  Sprt test;  // H0: 0 Elo, H1: 30 Elo, alpha = beta = 0.05
+  auto run = [&](double true_elo, uint64_t seed) {
+    Rng rng(seed);
+    // Draws 20 %, the rest split to give the true expected score.
+    double p_draw = 0.2, p_win = score_of_elo(true_elo) - p_draw / 2;
+    Score s;
+    for (int n = 0; n < 20000; ++n) {
+      double u = rng.uniform();
+      s.add(u < p_win ? 1.0 : u < p_win + p_draw ? 0.5 : 0.0);
+      Sprt::Decision d = test.decide(s);
+      if (d != Sprt::Decision::Continue) return d;
+    }
+    return Sprt::Decision::Continue;
+  };
+  int false_accepts = 0, true_accepts = 0, runs = 400;
+  for (int i = 0; i < runs; ++i) {
+    false_accepts += run(0, 1000 + uint64_t(i)) == Sprt::Decision::H1;
+    true_accepts += run(60, 5000 + uint64_t(i)) == Sprt::Decision::H1;
+  }
+  std::printf("[ strength ] SPRT(0, 30): H1 accepted at 0 Elo %d/%d, at 60 Elo %d/%d\n",
+              false_accepts, runs, true_accepts, runs);
+  EXPECT_LE(false_accepts, runs * 0.08);
+  EXPECT_GE(true_accepts, runs * 0.95);
+  EXPECT_EQ(std::string(sprt_decision_name(Sprt::Decision::H1)), "H1");
+}
+
 TEST(TableStatistics, WilsonIntervalsCoverNear95Percent) {
   std::vector<double> p = true_rates(1);
   AllocationOptions o;
