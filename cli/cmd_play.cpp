@@ -118,7 +118,7 @@ int run_play(const PlayArgs& a) {
       if (i >= a.games) return;
       uint64_t seed = Rng::derive(a.seed, 0, uint64_t(i));  // the game's seed: run seed + index
       Game start = initial;
-      random_placement(start, Rng::derive(seed, 3));
+      random_placement(start, seed);
       Game g = start.over() ? start : play_game(start, *sente, *gote, seed, a.retries);
       if (stop_requested()) return;  // stopped: an unfinished game is not printed
       std::string line = a.format == "jsonl" ? game_json(g, seed, a, i) : game_text(g, seed, a, i);
@@ -207,7 +207,7 @@ int run_demo(RuleSet r, uint64_t seed, const std::string& engine) {
     throw RulesError(e.what());
   }
   Game game(start);
-  random_placement(game, Rng::derive(seed, 3));
+  random_placement(game, seed);
   std::cout << "placement (random, seed " << seed << "): " << game.record() << "\n";
   std::cout << "position after ply 40: " << game.position().sfen() << "\n";
   Game done = game.over() ? game : play_game(game, *sente, *gote, seed);
