@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
   SelfPlayOptions o;
   o.playout = "builtin:nodes=" + std::to_string(nodes) + ":noise=20";
   o.playout_threads = threads;
-  PlacementGames source(nullptr, o);
+  UniformPlacer uniform;
+  PlacementGames source(uniform, o);
   AllocationOptions a;
   a.adaptive = false;
   a.first_pass = std::max(1, games / KING_PAIRS);

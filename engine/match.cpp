@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "engine/placer.h"
 #include "io/stop.h"
-#include "rules/movegen.h"
 #include "rules/ruleset.h"
 
 namespace fuseki {
@@ -47,15 +47,12 @@ Game play_game(const Game& initial, Player& sente, Player& gote, uint64_t seed, 
   return game;
 }
 
-void random_placement(Game& game, uint64_t seed) {
-  Rng rng(seed);
-  while (!game.over() && game.position().in_placement()) {
-    MoveList list;
-    generate_legal(game.position(), list);
-    game.play(list.moves[rng.below(uint32_t(list.size))]);
-    if (game.position().info().balance_kings && game.position().ply() == 2)
-      game.chooser_takes = rng.below(2) ? BLACK : WHITE;
-  }
+void random_placement(Game& game, uint64_t game_seed) {
+  UniformPlacer uniform;
+  UniformChooser chooser;
+  Rng rng = placement_rng(game_seed);
+  PlacingGame g{&game, &rng};
+  place_games({&g, 1}, Placers{&uniform, &chooser, {&uniform, &uniform}});
 }
 
 std::string find_program(const std::string& name) {

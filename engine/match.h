@@ -21,8 +21,9 @@ namespace fuseki {
 Game play_game(const Game& initial, Player& sente, Player& gote, uint64_t seed, int retries = 2);
 
 // Completes the placement phase with uniformly random legal drops (and, in Balance, a random
-// side choice), seeded. Used where no placement policy is given.
-void random_placement(Game& game, uint64_t seed);
+// side choice) from the game seed's placement stream: the uniform placers of engine/placer.h,
+// so self-play with them places a game seed's game the same.
+void random_placement(Game& game, uint64_t game_seed);
 
 // The program's path: PATH, then /usr/games and /usr/local/games; the name itself if not found.
 std::string find_program(const std::string& name);

@@ -166,7 +166,7 @@ void run_play(const PlayOptions& a, std::ostream& out, bool quiet) {
   spec.seed = a.seed;
   spec.start = [&](int, uint64_t seed) {
     Game start = initial;
-    random_placement(start, Rng::derive(seed, 3));
+    random_placement(start, seed);
     return start;
   };
   spec.done = [&](int i, uint64_t seed, const Game& g) {
@@ -253,7 +253,7 @@ void run_demo(const DemoOptions& a, std::ostream& out) {
   sente->prepare();
   gote->prepare();
   Game game(start);
-  random_placement(game, Rng::derive(a.seed, 3));
+  random_placement(game, a.seed);
   out << "placement (random, seed " << a.seed << "): " << game.record() << "\n";
   out << "position after ply 40: " << game.position().sfen() << "\n";
   Game done = game.over() ? game : play_game(game, *sente, *gote, a.seed);

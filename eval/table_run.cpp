@@ -17,6 +17,7 @@
 #include "io/stop.h"
 #include "net/evaluator.h"
 #include "selfplay/generator.h"
+#include "selfplay/network_placer.h"
 
 namespace fuseki {
 namespace {
@@ -142,7 +143,13 @@ int run_table(const TableRunOptions& a) {
   so.temperature = a.temperature;
   so.playout = a.playout;
   so.playout_threads = a.threads;
-  PlacementGames source(eval.get(), so);
+  // Without --network the placement is uniform.
+  std::unique_ptr<Placer> placer;
+  if (eval)
+    placer = std::make_unique<NetworkPlacer>(*eval, so.temperature);
+  else
+    placer = std::make_unique<UniformPlacer>();
+  PlacementGames source(*placer, so);
   double t0 = now_seconds();
   long at_start = builder.games_played();
   test_point("start");

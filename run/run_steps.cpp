@@ -21,6 +21,7 @@
 #include "net/evaluator.h"
 #include "selfplay/generator.h"
 #include "selfplay/journal.h"
+#include "selfplay/network_placer.h"
 #include "train/trainer.h"
 
 namespace fuseki {
@@ -380,20 +381,35 @@ nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
   eo.device = c.device;
   eo.threads = c.inference_threads;
   eo.precision = c.precision;
-  // "uniform": a placer that draws uniformly among the legal drops.
-  std::unique_ptr<net::Evaluator> a_net, b_net;
-  if (a_path != "uniform")
-    a_net = std::make_unique<net::Evaluator>(net::Evaluator::from_checkpoint(a_path, eo));
-  if (b_path != "uniform")
-    b_net = std::make_unique<net::Evaluator>(net::Evaluator::from_checkpoint(b_path, eo));
-  net::Evaluator* a = a_net.get();
-  net::Evaluator* b = b_net.get();
   SelfPlayOptions o = selfplay_options(c, 0, table);
   o.seed = seed;
+  o.worker = 0;
   o.temperature = c.gating_temperature;
-  if (o.kings == KingSource::Network) o.kings = KingSource::Uniform;
   bool by_eval = c.gating_score == "eval";
   if (by_eval) o.play_out = false;
+  // "uniform": a placer that draws uniformly among the legal drops; else the checkpoint's network.
+  std::unique_ptr<net::Evaluator> nets[2];
+  std::unique_ptr<Placer> placers[2];
+  const std::string* paths[2] = {&a_path, &b_path};
+  for (int i = 0; i < 2; ++i) {
+    if (*paths[i] == "uniform") {
+      placers[i] = std::make_unique<UniformPlacer>();
+      continue;
+    }
+    nets[i] = std::make_unique<net::Evaluator>(net::Evaluator::from_checkpoint(*paths[i], eo));
+    placers[i] = std::make_unique<NetworkPlacer>(*nets[i], o.temperature);
+  }
+  // Kings from a network would be one side's drops: a match draws them from the table or
+  // uniformly, whatever selfplay.kings says.
+  KingPlacers kings = table_or_uniform_kings(o);
+  // Side 0: a is Sente. The same seeds in both colour orders: each king pair is played with both
+  // colours. Each order's generator lives through the match, so its engines start once.
+  std::unique_ptr<SelfPlayGenerator> gens[2];
+  for (int side = 0; side < 2; ++side)
+    gens[side] = std::make_unique<SelfPlayGenerator>(
+        Placers{
+            kings.kings.get(), kings.chooser.get(), {placers[side].get(), placers[1 - side].get()}},
+        o);
   double points = 0;
   int n = 0, played_each = 0;
   double low = 0, high = 1;
@@ -402,10 +418,7 @@ nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
   while (played_each < games_per_colour) {
     int chunk = std::min(c.batch, games_per_colour - played_each);
     for (int side = 0; side < 2; ++side) {
-      // The same seeds in both colour orders: each king pair is played with both colours.
-      o.worker = 0;
-      SelfPlayGenerator gen(side == 0 ? a : b, side == 0 ? b : a, o);
-      gen.play(uint64_t(played_each), uint64_t(chunk), [&](PlayedGame&& game) {
+      gens[side]->play(uint64_t(played_each), uint64_t(chunk), [&](PlayedGame&& game) {
         int a_side = side;
         if (by_eval) {
           if (game.row.sente_eval < 0) return;

@@ -7,8 +7,8 @@
 
 #include "engine/match.h"
 #include "io/stop.h"
-#include "net/sample.h"
-#include "rules/movegen.h"
+#include "selfplay/network_placer.h"
+#include "selfplay/table_placer.h"
 
 namespace fuseki {
 
@@ -52,130 +52,83 @@ struct SelfPlayGenerator::Slot {
   float sente_eval = -1;
 };
 
-SelfPlayGenerator::SelfPlayGenerator(net::Evaluator& evaluator, SelfPlayOptions options)
-    : evaluators_{&evaluator, &evaluator}, options_(std::move(options)) {}
-
-SelfPlayGenerator::SelfPlayGenerator(net::Evaluator* sente, net::Evaluator* gote,
-                                     SelfPlayOptions options)
-    : evaluators_{sente, gote}, options_(std::move(options)) {}
-
-SelfPlayGenerator::~SelfPlayGenerator() = default;
-
-void SelfPlayGenerator::place_batch(std::vector<Slot>& slots) {
-  bool balance = rule_info(options_.rules).balance_kings;
-  // Kings and the side choice by table or uniformly: no network decision, no training row.
-  for (Slot& s : slots) {
-    if (s.fixed_kings) {
-      s.game.play(make_drop(KING, s.fixed_kings->first));
-      s.game.play(make_drop(KING, s.fixed_kings->second));
-      continue;
-    }
-    if (!balance || options_.kings == KingSource::Network) continue;
-    if (options_.kings == KingSource::Table && options_.table) {
-      KingPairEntry e = options_.table->draw_near_even(options_.king_band, s.rng);
-      s.game.play(make_drop(KING, e.sente));
-      s.game.play(make_drop(KING, e.gote));
-      s.game.chooser_takes = e.v > 0.5 ? BLACK : WHITE;
-    } else {
-      for (int k = 0; k < 2; ++k) {
-        MoveList list;
-        generate_legal(s.game.position(), list);
-        s.game.play(list.moves[s.rng.below(uint32_t(list.size))]);
-      }
-      s.game.chooser_takes = s.rng.below(2) ? BLACK : WHITE;
-    }
-  }
-  // One forward pass per ply for every game still placing.
-  while (true) {
-    std::vector<Slot*> active;
-    for (Slot& s : slots)
-      if (!s.game.over() && s.game.position().in_placement()) active.push_back(&s);
-    if (active.empty()) break;
-    // One pass per network: in self-play both sides share one. A side without a network
-    // places uniformly at random.
-    std::vector<net::Evaluation> evals(active.size());
-    std::vector<bool> random_side(active.size(), false);
-    bool shared = evaluators_[WHITE] == evaluators_[BLACK];
-    for (int side = 0; side < COLOR_NB; ++side) {
-      if (side == WHITE && shared) break;
-      std::vector<const Position*> positions;
-      std::vector<size_t> where;
-      for (size_t i = 0; i < active.size(); ++i)
-        if (shared || active[i]->game.position().side_to_move() == Color(side)) {
-          positions.push_back(&active[i]->game.position());
-          where.push_back(i);
-        }
-      if (positions.empty()) continue;
-      if (!evaluators_[side]) {
-        for (size_t k : where) random_side[k] = true;
-        continue;
-      }
-      std::vector<net::Evaluation> out = evaluators_[side]->evaluate(positions);
-      for (size_t k = 0; k < where.size(); ++k) evals[where[k]] = std::move(out[k]);
-      ++stats_.forward_passes;
-      stats_.batch_positions += positions.size();
-    }
-    for (size_t i = 0; i < active.size(); ++i) {
-      if (random_side[i]) {
-        Slot& r = *active[i];
-        MoveList legal;
-        generate_legal(r.game.position(), legal);
-        r.game.play(legal.moves[r.rng.below(uint32_t(legal.size))]);
-        continue;
-      }
-      Slot& s = *active[i];
-      const Position& pos = s.game.position();
-      Move m = net::sample_drop(pos, evals[i].policy.data(), options_.temperature, s.rng);
-      int action = net::policy_index(pos, m);
-      MoveList legal;
-      generate_legal(pos, legal);
-      s.out.decisions.push_back({0, int16_t(pos.ply()), int8_t(pos.side_to_move()), int16_t(action),
-                                 uint16_t(m), int16_t(legal.size),
-                                 action >= 0 ? evals[i].policy[size_t(action)] : 0.0f,
-                                 evals[i].value});
-      ++stats_.decisions;
-      s.game.play(m);
-    }
-    // Network kings: after ply 2 the chooser reads the value head (Sente's expected score).
-    if (balance && options_.kings == KingSource::Network) {
-      std::vector<Slot*> choosing;
-      for (Slot* s : active)
-        if (s->game.position().ply() == 2 && !s->game.chooser_takes && !s->fixed_kings)
-          choosing.push_back(s);
-      if (!choosing.empty()) {
-        std::vector<const Position*> after_kings;
-        for (Slot* s : choosing) after_kings.push_back(&s->game.position());
-        // The chooser is whoever did not place: in self-play one network plays both roles.
-        if (!evaluators_[BLACK]) {
-          for (Slot* c : choosing) c->game.chooser_takes = c->rng.below(2) ? BLACK : WHITE;
-          choosing.clear();
-        }
-        std::vector<net::Evaluation> v = choosing.empty()
-                                             ? std::vector<net::Evaluation>{}
-                                             : evaluators_[BLACK]->evaluate(after_kings);
-        for (size_t i = 0; i < choosing.size(); ++i)
-          choosing[i]->game.chooser_takes = v[i].value > 0 ? BLACK : WHITE;
-      }
-    }
-  }
+KingPlacers table_or_uniform_kings(const SelfPlayOptions& options) {
+  if (options.kings == KingSource::Table && options.table)
+    return {std::make_unique<TableKingPlacer>(*options.table, options.king_band),
+            std::make_unique<TableChooser>(*options.table)};
+  return {std::make_unique<UniformPlacer>(), std::make_unique<UniformChooser>()};
 }
 
 namespace {
 
-// Runs `work` on `threads` threads (the caller's among them) and waits for all.
-void run_parallel(int threads, const std::function<void()>& work) {
+EnginePool::Factory playout_players(const SelfPlayOptions& o) {
+  return [spec = o.playout, rules = o.rules, engines = default_engines()] {
+    return make_player(spec, engines, rules);
+  };
+}
+
+}  // namespace
+
+SelfPlayGenerator::SelfPlayGenerator(net::Evaluator& network, SelfPlayOptions options)
+    : options_(std::move(options)), playout_(playout_players(options_)) {
+  own_network_ = std::make_unique<NetworkPlacer>(network, options_.temperature);
+  placers_.side[BLACK] = placers_.side[WHITE] = own_network_.get();
+  if (options_.kings == KingSource::Network) {
+    // The same placer object for the kings: its games of any ply share one forward pass.
+    placers_.kings = own_network_.get();
+    own_kings_.chooser = std::make_unique<NetworkChooser>(network);
+  } else {
+    own_kings_ = table_or_uniform_kings(options_);
+    placers_.kings = own_kings_.kings.get();
+  }
+  placers_.chooser = own_kings_.chooser.get();
+}
+
+SelfPlayGenerator::SelfPlayGenerator(const Placers& placers, SelfPlayOptions options)
+    : options_(std::move(options)), placers_(placers), playout_(playout_players(options_)) {}
+
+SelfPlayGenerator::~SelfPlayGenerator() = default;
+
+void SelfPlayGenerator::place_batch(std::vector<Slot>& slots) {
+  std::vector<PlacingGame> games;
+  for (Slot& s : slots) {
+    if (s.fixed_kings) {
+      s.game.play(make_drop(KING, s.fixed_kings->first));
+      s.game.play(make_drop(KING, s.fixed_kings->second));
+    }
+    games.push_back({&s.game, &s.rng});
+  }
+  PassCount before = passes_of(placers_);
+  place_games(games, placers_,
+              [&](size_t i, const Position& pos, Move m, const PlacementDecision& d) {
+                slots[i].out.decisions.push_back({0, int16_t(pos.ply()), int8_t(pos.side_to_move()),
+                                                  d.action, uint16_t(m), d.legal, d.prob, d.value});
+                ++stats_.decisions;
+              });
+  PassCount after = passes_of(placers_);
+  stats_.forward_passes += after.passes - before.passes;
+  stats_.batch_positions += after.positions - before.positions;
+}
+
+namespace {
+
+// Runs `work(t)` for t in [0, threads) on as many threads (the caller's among them) and waits.
+void run_parallel(int threads, const std::function<void(int)>& work) {
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
   for (auto& t : pool) t.join();
 }
 
 }  // namespace
 
 void SelfPlayGenerator::evaluate_batch(std::vector<Slot>& slots) {
+  int threads = std::max(1, std::min<int>(options_.playout_threads, int(slots.size())));
+  while (eval_searchers_.size() < size_t(threads))
+    eval_searchers_.push_back(std::make_unique<Searcher>(SearchOptions{0, 0, 14}));
   std::atomic<size_t> next{0};
-  run_parallel(std::max(1, std::min<int>(options_.playout_threads, int(slots.size()))), [&] {
-    Searcher searcher({0, 0, 14});
+  run_parallel(threads, [&](int t) {
+    Searcher& searcher = *eval_searchers_[size_t(t)];
     for (size_t i; !stop_requested() && (i = next++) < slots.size();) {
       Slot& s = slots[i];
       if (s.game.over()) {  // decided by the move-41 ruling
@@ -201,16 +154,14 @@ void SelfPlayGenerator::play_out_batch(std::vector<Slot>& slots) {
     return;
   }
   if (!options_.play_out) return;
-  EngineRegistry engines = default_engines();
+  int threads = std::max(1, std::min<int>(options_.playout_threads, int(slots.size())));
+  playout_.reserve(size_t(threads));
   std::atomic<size_t> next{0};
-  run_parallel(std::max(1, std::min<int>(options_.playout_threads, int(slots.size()))), [&] {
-    auto sente = make_player(options_.playout, engines, options_.rules);
-    auto gote = make_player(options_.playout, engines, options_.rules);
-    sente->prepare();
-    gote->prepare();
+  run_parallel(threads, [&](int t) {
+    EnginePool::Pair& players = playout_.pair(size_t(t));
     for (size_t i; !stop_requested() && (i = next++) < slots.size();) {
       Slot& s = slots[i];
-      if (!s.game.over()) s.game = play_game(s.game, *sente, *gote, s.seed);
+      if (!s.game.over()) s.game = play_game(s.game, *players.sente, *players.gote, s.seed);
     }
   });
 }
@@ -235,7 +186,7 @@ void SelfPlayGenerator::play(const std::vector<GameSpec>& games,
       const GameSpec& spec = games[start + i];
       s.index = spec.index;
       s.seed = spec.seed;
-      s.rng = Rng(Rng::derive(s.seed, 10));
+      s.rng = placement_rng(s.seed);
       s.game = Game(Position::start(options_.rules), GameOptions{options_.max_moves});
       if (spec.sente_king != SQ_NONE)
         s.fixed_kings = std::make_pair(spec.sente_king, spec.gote_king);

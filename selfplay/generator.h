@@ -1,6 +1,7 @@
-// Self-play: placement games played by the policy network, many at once (one forward pass per
+// Self-play: placement games placed by a policy network, many at once (one forward pass per
 // ply for all of them, the lc0 "multigame" pattern), then played out after ply 40 by the
-// arbiter on a pool of threads.
+// arbiter on a pool of threads. Who places is the placement seam's (engine/placer.h): a network,
+// uniform drops, the king-pair table.
 #pragma once
 
 #include <cstdint>
@@ -8,8 +9,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "engine/engine_pool.h"
 #include "engine/game.h"
+#include "engine/placer.h"
+#include "engine/search.h"
 #include "net/evaluator.h"
 #include "selfplay/journal.h"
 #include "selfplay/king_table.h"
@@ -23,14 +28,15 @@ const char* king_source_name(KingSource k);
 
 struct SelfPlayOptions {
   RuleSet rules = RuleSet::Balance;
-  uint64_t seed = 1;  // the run seed
-  int worker = 0;     // game seeds derive from (seed, worker, game index)
-  int batch = 64;     // games stepped together
-  double temperature = 1.0;
+  uint64_t seed = 1;         // the run seed
+  int worker = 0;            // game seeds derive from (seed, worker, game index)
+  int batch = 64;            // games stepped together
+  double temperature = 1.0;  // the network placers' (self-play's, a match's)
+  // Balance's kings and side choice in self-play (a match's kings never come from a network).
   KingSource kings = KingSource::Uniform;
   const KingPairTable* table = nullptr;  // for KingSource::Table
   int king_band = 48;                    // the placer draws among this many pairs closest to even
-  std::string playout = "builtin:nodes=300:noise=20";
+  std::string playout = kDefaultPlayout;
   int playout_threads = 1;
   int max_moves = 320;
   // An engine search of this many nodes at move 41 gives each game Sente's win probability,
@@ -50,12 +56,21 @@ struct SelfPlayStats {
   uint64_t batch_positions = 0;  // positions evaluated, summed over forward passes
 };
 
+// Balance's kings and side choice without a network: from the table's band (kings = Table, a
+// table given), else uniform.
+struct KingPlacers {
+  std::unique_ptr<Placer> kings;
+  std::unique_ptr<Chooser> chooser;
+};
+KingPlacers table_or_uniform_kings(const SelfPlayOptions& options);
+
 class SelfPlayGenerator {
  public:
-  SelfPlayGenerator(net::Evaluator& evaluator, SelfPlayOptions options);
-  // A match: Sente's drops from one network, Gote's from another (kings as the options say).
-  // A null evaluator places uniformly at random among the legal drops (no training rows).
-  SelfPlayGenerator(net::Evaluator* sente, net::Evaluator* gote, SelfPlayOptions options);
+  // Self-play: the network places both sides' drops, and the kings and the side choice as
+  // options.kings says.
+  SelfPlayGenerator(net::Evaluator& network, SelfPlayOptions options);
+  // Any placers (a match, uniform or table games); they outlive the generator.
+  SelfPlayGenerator(const Placers& placers, SelfPlayOptions options);
   ~SelfPlayGenerator();
   // Plays games [first, first + count) and hands each finished game to `sink` in index order.
   void play(uint64_t first, uint64_t count, const std::function<void(PlayedGame&&)>& sink);
@@ -76,8 +91,14 @@ class SelfPlayGenerator {
   void play_out_batch(std::vector<Slot>& slots);
   void evaluate_batch(std::vector<Slot>& slots);
 
-  net::Evaluator* evaluators_[COLOR_NB];
   SelfPlayOptions options_;
+  Placers placers_;
+  // What the self-play constructor made; empty when the placers are the caller's.
+  std::unique_ptr<Placer> own_network_;
+  KingPlacers own_kings_;
+  // Kept across batches: play-out engines start once, move-41 searchers allocate once.
+  EnginePool playout_;
+  std::vector<std::unique_ptr<Searcher>> eval_searchers_;
   SelfPlayStats stats_;
 };
 

@@ -7,9 +7,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "rules/notation.h"
 #include "rules/variant.h"
+#include "selfplay/table_placer.h"
 
 using namespace fuseki;
 namespace fs = std::filesystem;
@@ -69,4 +72,61 @@ TEST(KingTable, ThePublishedPreNihikyoTable) {
   KingPairTable t = KingPairTable::load(p.string());
   EXPECT_EQ(t.entries().size(), 1296u);
   for (auto& e : t.closest_to_even(48)) EXPECT_LT(std::abs(e.v - 0.5), 0.1);
+}
+
+namespace {
+// Balance games with the table's kings and side choice, the other drops uniform.
+std::vector<Game> table_games(const KingPairTable& t, int band, int n) {
+  TableKingPlacer kings(t, band);
+  TableChooser chooser(t);
+  UniformPlacer uniform;
+  std::vector<Game> games(size_t(n), Game(Position::start(RuleSet::Balance)));
+  std::vector<Rng> rngs;
+  std::vector<PlacingGame> placing;
+  for (int i = 0; i < n; ++i) rngs.push_back(placement_rng(uint64_t(i)));
+  for (int i = 0; i < n; ++i) placing.push_back({&games[size_t(i)], &rngs[size_t(i)]});
+  place_games(placing, {&kings, &chooser, {&uniform, &uniform}});
+  return games;
+}
+}  // namespace
+
+TEST(TableKingPlacer, DrawsEachBandPairEquallyOftenAndNoOther) {
+  KingPairTable t = KingPairTable::load(
+      (fs::path(PROJECT_SOURCE_DIR) / "data" / "king_pairs_iter2455_games.json").string());
+  std::map<std::string, int> drawn;
+  for (const Game& g : table_games(t, 48, 4800)) {
+    Position placed = Position::start(RuleSet::Balance);
+    placed.do_move(g.moves()[0]);
+    placed.do_move(g.moves()[1]);
+    ++drawn[KingPairTable::key(placed.king_square(BLACK), placed.king_square(WHITE))];
+  }
+  std::set<std::string> band;
+  for (const KingPairEntry& e : t.closest_to_even(48))
+    band.insert(KingPairTable::key(e.sente, e.gote));
+  ASSERT_EQ(band.size(), 48u);
+  // 100 expected per pair (binomial sd 10): a Gote king drawn apart from its pair, or Sente's
+  // square weighted by anything but its pairs, falls far outside.
+  EXPECT_EQ(drawn.size(), 48u);
+  for (const auto& [key, count] : drawn) {
+    EXPECT_TRUE(band.count(key)) << key << " is not a band pair";
+    EXPECT_GT(count, 55) << key;
+    EXPECT_LT(count, 150) << key;
+  }
+}
+
+TEST(TableChooser, TakesSenteAboveFiftyPercent) {
+  fs::path p = write_temp("choose.json", R"({"format":"king_pair_table/1","pairs":{
+    "1i,9a":{"v":0.49,"n":50}, "9i,1a":{"v":0.52,"n":50}, "5f,5d":{"v":0.10,"n":10}}})");
+  KingPairTable t = KingPairTable::load(p.string());
+  fs::remove(p);
+  int sente = 0;
+  for (const Game& g : table_games(t, 2, 40)) {
+    ASSERT_TRUE(g.chooser_takes.has_value());
+    std::string kings = g.record().substr(0, 9);
+    EXPECT_TRUE(kings == "K*1i K*9a" || kings == "K*9i K*1a") << g.record();
+    EXPECT_EQ(*g.chooser_takes, kings == "K*9i K*1a" ? BLACK : WHITE) << kings;
+    sente += *g.chooser_takes == BLACK;
+  }
+  EXPECT_GT(sente, 0);
+  EXPECT_LT(sente, 40);
 }
