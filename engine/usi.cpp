@@ -106,24 +106,30 @@ void UsiEngine::start() {
     stop();
     throw EngineError(config_.name + ": " + why);
   };
+  // An engine that offers variants is told the rule set's one even when started as usi:PATH.
+  // Fairy-Stockfish calls the option UCI_Variant; later versions, in USI mode, USI_Variant.
+  std::string variant_option = config_.variant_option;
+  if (variant_option.empty())
+    for (const char* name : {"UCI_Variant", "USI_Variant"})
+      if (advertised_.count(name)) variant_option = name;
   for (auto& [name, value] : config_.options) {
     if (!known(name)) {
       std::string have;
       for (auto& [n, line] : advertised_) have += (have.empty() ? "" : ", ") + n;
       refuse("no option '" + name + "' (it has: " + have + ")");
     }
-    if (name != config_.variant_option) send("setoption name " + name + " value " + value);
+    if (name != variant_option) send("setoption name " + name + " value " + value);
   }
   // The variant: through the variant option, which must offer it ("var yarishogi" in a combo).
-  if (config_.variant_option.empty()) {
+  if (variant_option.empty()) {
     if (config_.variant != "shogi") refuse("plays shogi only, not " + config_.variant);
   } else {
-    auto it = advertised_.find(config_.variant_option);
+    auto it = advertised_.find(variant_option);
     if (it != advertised_.end() && it->second.find(" type combo ") != std::string::npos &&
         (it->second + " ").find(" var " + config_.variant + " ") == std::string::npos)
       refuse("this build of the engine does not know the variant '" + config_.variant + "' (" +
-             config_.variant_option + " offers no such value)");
-    send("setoption name " + config_.variant_option + " value " + config_.variant);
+             variant_option + " offers no such value)");
+    send("setoption name " + variant_option + " value " + config_.variant);
   }
   send("isready");
   read_until("readyok", config_.startup_timeout);

@@ -11,8 +11,8 @@ packages=(
   slurmctld slurmd slurm-client munge
 )
 
-# Node.js and npm run the Yari agreement test against ffish (npm); a machine that has them from
-# elsewhere keeps its own.
+# Node.js and npm run the Yari tests against ffish and Fairy-Stockfish in WebAssembly (npm); a
+# machine that has them from elsewhere keeps its own.
 command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()

@@ -4,7 +4,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
+#include <string>
 
 #include "engine/match.h"
 #include "rules/record.h"
@@ -365,8 +368,9 @@ TEST(UsiEngines, TheRuleSetNamesTheVariantTheEngineIsTold) {
   EXPECT_STREQ(rule_info(RuleSet::Balance).usi_variant, "shogi");
   EXPECT_STREQ(rule_info(RuleSet::Yari).usi_variant, "yarishogi");
   // Fairy-Stockfish is told UCI_Variant=yarishogi for Yari; a build without that variant
-  // (Debian's 11.1 has none) is one clear error before any game, not games lost on an illegal
-  // move. A build with it plays Yari to the end.
+  // (Debian's 11.1 has none, and no variant file can add it: 11.1 defines no custom pieces) is
+  // one clear error before any game, not games lost on an illegal move. A build with it plays
+  // Yari to the end (the WebAssembly build does: ctest yari_fsf_wasm_play).
   auto fsf = make_player("fairy-stockfish:nodes=300", reg, RuleSet::Yari);
   try {
     fsf->prepare();
@@ -381,6 +385,33 @@ TEST(UsiEngines, TheRuleSetNamesTheVariantTheEngineIsTold) {
   Game done = play_game(g, *fsf, builtin, 1);
   EXPECT_NE(done.winner(), Winner::Void) << done.note();
   EXPECT_NE(done.reason(), Reason::IllegalMove) << done.record();
+}
+
+// An engine given as usi:PATH that offers variants (USI_Variant, as later Fairy-Stockfish builds
+// call UCI_Variant in USI mode) is told the rule set's variant, and refuses one it lacks.
+TEST(UsiEngines, AVariantOptionIsFoundWithoutANamedEngine) {
+  std::string log =
+      std::filesystem::temp_directory_path() / ("fusekilab_variants_" + std::to_string(getpid()));
+  std::filesystem::remove(log);
+  UsiConfig c = script("variants.sh", {log});
+  c.options = {{"USI_Variant", "minishogi"}};  // the rule set's variant wins over the spec's
+  UsiPlayer shogi(c);
+  shogi.prepare();
+  c.variant = "yarishogi";
+  UsiPlayer yari(c);
+  try {
+    yari.prepare();
+    ADD_FAILURE() << "an engine without yarishogi accepted Yari";
+  } catch (const EngineError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "does not know the variant 'yarishogi' (USI_Variant offers no such value)"),
+              std::string::npos)
+        << e.what();
+  }
+  std::ifstream in(log);
+  std::string sent((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(log);
+  EXPECT_EQ(sent, "setoption name USI_Variant value shogi\n");
 }
 
 TEST(UsiEngines, AShogiOnlyEngineRefusesAnotherVariant) {
