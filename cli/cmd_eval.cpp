@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/option_flags.h"
+#include "eval/strength.h"
 #include "eval/table_run.h"
 #include "rules/notation.h"
 #include "rules/record.h"
@@ -18,6 +19,12 @@ void add_eval_commands(CLI::App& app, Runner& run) {
       "table", "Sente's win rate for every king pair, with intervals and a fit");
   options_command<TableRunOptions>(table, run, table_run_sections, true,
                                    [](const TableRunOptions& o) { return run_table(o); });
+
+  options_command<StrengthCommand>(
+      eval->add_subcommand("strength",
+                           "A network's score and Elo against reference placers (uniform, "
+                           "checkpoints): fixed games, both colours, a referee play-out"),
+      run, strength_command_sections, true, run_strength_command);
 
   struct MergeArgs {
     std::string out;

@@ -37,7 +37,7 @@ std::string num(double v) {
 std::string line_chart_svg(const std::string& title, const std::string& x_label,
                            const std::vector<Series>& series, int width, int height) {
   double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
-  for (const Series& s : series)
+  for (const Series& s : series) {
     for (auto [x, y] : s.points) {
       if (!std::isfinite(x) || !std::isfinite(y)) continue;
       x0 = std::min(x0, x);
@@ -45,6 +45,9 @@ std::string line_chart_svg(const std::string& title, const std::string& x_label,
       y0 = std::min(y0, y);
       y1 = std::max(y1, y);
     }
+    for (auto [lo, hi] : s.bars)
+      if (std::isfinite(lo) && std::isfinite(hi)) y0 = std::min(y0, lo), y1 = std::max(y1, hi);
+  }
   if (!std::isfinite(x0)) x0 = 0, x1 = 1, y0 = 0, y1 = 1;
   if (x1 == x0) x1 = x0 + 1;
   if (y1 == y0) y1 = y0 + 1, y0 -= 1;
@@ -74,6 +77,13 @@ std::string line_chart_svg(const std::string& title, const std::string& x_label,
     for (auto [x, y] : series[i].points)
       if (std::isfinite(x) && std::isfinite(y)) o << px(x) << "," << py(y) << " ";
     o << "\"/>\n";
+    for (size_t k = 0; k < series[i].bars.size() && k < series[i].points.size(); ++k) {
+      auto [lo, hi] = series[i].bars[k];
+      double x = series[i].points[k].first;
+      if (!std::isfinite(x) || !std::isfinite(lo) || !std::isfinite(hi)) continue;
+      o << "<path stroke=\"" << colour << "\" d=\"M" << px(x) << "," << py(lo) << "V" << py(hi)
+        << "M" << px(x) - 3 << "," << py(lo) << "h6M" << px(x) - 3 << "," << py(hi) << "h6\"/>\n";
+    }
     if (series[i].points.size() == 1)
       o << "<circle cx=\"" << px(series[i].points[0].first) << "\" cy=\""
         << py(series[i].points[0].second) << "\" r=\"3\" fill=\"" << colour << "\"/>\n";

@@ -10,9 +10,10 @@ namespace fuseki {
 struct Series {
   std::string name;
   std::vector<std::pair<double, double>> points;  // (x, y)
+  std::vector<std::pair<double, double>> bars;    // empty, or (low, high) for each point
 };
 
-// One chart: axes with ticks, one coloured polyline per series, a legend.
+// One chart: axes with ticks, one coloured polyline per series (with its error bars), a legend.
 std::string line_chart_svg(const std::string& title, const std::string& x_label,
                            const std::vector<Series>& series, int width = 640, int height = 320);
 

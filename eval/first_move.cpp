@@ -176,7 +176,8 @@ nlohmann::json run_first_move(const FirstMoveOptions& a) {
     fs::path dir = a.out;
     write_file_atomically((dir / "summary.json").string(), summary.dump(1) + "\n");
     // The score as games came in, with its interval: where it settled, and how fast.
-    Series s{"Sente score", {}}, lo{"95 % low", {}}, hi{"95 % high", {}}, even{"even", {}};
+    Series s{"Sente score", {}, {}}, lo{"95 % low", {}, {}}, hi{"95 % high", {}, {}},
+        even{"even", {}, {}};
     std::sort(curve.begin(), curve.end());
     double pts = 0;
     int n = 0;

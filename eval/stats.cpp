@@ -76,11 +76,9 @@ double Sprt::llr(const Score& s) const {
   const int n = s.games();
   if (n == 0) return 0;
   const double mu = s.mean();
-  double var =
-      (s.wins * (1 - mu) * (1 - mu) + s.draws * (0.5 - mu) * (0.5 - mu) + s.losses * mu * mu) / n;
   // The variance estimate is poor over the first games (all alike: zero): a floor, and no
-  // decision before kSprtMinGames (Sprt::decide), keep a lucky start from deciding.
-  var = std::max(var, 0.01);
+  // decision before kMinGames (Sprt::decide), keep a lucky start from deciding.
+  const double var = std::max(s.variance(), 0.01);
   const double s0 = score_of_elo(elo0), s1 = score_of_elo(elo1);
   return n * (s1 - s0) * (2 * mu - s0 - s1) / (2 * var);
 }

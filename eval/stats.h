@@ -23,13 +23,24 @@ std::string to_json(const GenerationStats& s);
 // A 95 % Wilson interval for a score of `points` out of `n`.
 void wilson_interval(double points, int n, double& low, double& high);
 
-// Results of one side over a set of games (draws count half).
+// One side's scores over a set of games: results (1, 1/2, 0) or expected scores in [0, 1] (a
+// move-41 evaluation). Wins, draws and losses count results (an expected score goes to the
+// nearest).
 struct Score {
   int wins = 0, draws = 0, losses = 0;
+  double sum = 0, sum_squares = 0;
   int games() const { return wins + draws + losses; }
-  double points() const { return wins + 0.5 * draws; }
-  double mean() const { return games() ? points() / games() : 0.5; }
-  void add(double score) { (score > 0.75 ? wins : score < 0.25 ? losses : draws)++; }
+  double points() const { return sum; }
+  double mean() const { return games() ? sum / games() : 0.5; }
+  double variance() const {
+    double m = mean();
+    return games() ? sum_squares / games() - m * m : 0;
+  }
+  void add(double score) {
+    (score > 0.75 ? wins : score < 0.25 ? losses : draws)++;
+    sum += score;
+    sum_squares += score * score;
+  }
 };
 
 // The Elo difference that gives an expected score s: 400 log10(s / (1 - s)); s is clamped to

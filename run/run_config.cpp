@@ -79,7 +79,14 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
       .integer("games", c.gating_games, 0, 1000000, "Games per colour (0: no match)")
       .number("temperature", c.gating_temperature, 0.0, 100.0, "Placement temperature")
       .choice("score", c.gating_score, {"result", "eval"},
-              "result: play-outs; eval: expected score at move 41");
+              "result: play-outs; eval: expected score at move 41")
+      .choice("rule", c.gating_rule, {"sprt", "interval", "always"},
+              "Which candidate self-play takes: sprt (the SPRT shows it better), interval (the "
+              "95 % interval above 50 %), always (the newest, AlphaZero)")
+      .number("elo", c.gating_elo, 1.0, 1000.0, "sprt: the Elo gain of H1 (H0: none)")
+      .number("alpha", c.gating_alpha, 0.001, 0.5,
+              "sprt: the error rates (taking a candidate that is no better; missing one that is)");
+  for (OptionSection& more : strength_sections(c.strength)) s.push_back(std::move(more));
   for (OptionSection& section : s) section.qualified_flags();
   return s;
 }
@@ -97,6 +104,7 @@ RunConfig load_run_config(const std::string& path, const std::vector<std::string
     fail("gating.score", "'eval' needs selfplay.eval_nodes > 0");
   if (c.reward != "result" && c.eval_nodes == 0)
     fail("train.reward", "'" + c.reward + "' needs selfplay.eval_nodes > 0");
+  if (c.strength.games > 0) strength_references(c.strength.references);  // throws naming one
   if (c.reward != "eval" && !c.play_out)
     fail("train.reward", "'" + c.reward + "' needs game results: selfplay.play_out = true");
   return c;

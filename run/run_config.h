@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/player.h"
+#include "eval/strength.h"
 #include "io/options.h"
 #include "net/net_config.h"
 #include "rules/ruleset.h"
@@ -57,13 +58,21 @@ struct RunConfig {
   double reward_mix = 0.5;
   std::string train_precision = "fp32";  // fp32 | bf16 (autocast)
   // [gating]
-  int gating_games = 0;  // per colour; 0 = no match
+  int gating_games = 0;  // per colour, at most; 0 = no match
   double gating_temperature = 0.5;
   std::string gating_score = "result";  // result: play-outs; eval: expected score at move 41
+  // sprt: accepted when the SPRT (H0 0 Elo, H1 gating_elo, error rates gating_alpha) accepts H1;
+  // interval: when the 95 % interval is above 50 % (the match stops once it excludes 50 %);
+  // always: every candidate (AlphaZero), the match only measured.
+  std::string gating_rule = "sprt";
+  double gating_elo = 30;
+  double gating_alpha = 0.05;
+  // [strength]
+  StrengthSettings strength;
 };
 
-// The declarations of every setting above: [run], [network], [selfplay], [train], [gating], with
-// flags named --section.key. The sections refer to `c`.
+// The declarations of every setting above: [run], [network], [selfplay], [train], [gating],
+// [strength], with flags named --section.key. The sections refer to `c`.
 std::vector<OptionSection> run_config_sections(RunConfig& c);
 
 // Reads `path` (empty: defaults only), then applies `overrides` ("section.key=value").

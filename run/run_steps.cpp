@@ -12,7 +12,9 @@
 #include <thread>
 
 #include "eval/chart.h"
+#include "eval/placer_match.h"
 #include "eval/stats.h"
+#include "eval/strength.h"
 #include "io/atomic_file.h"
 #include "io/clock.h"
 #include "io/settings.h"
@@ -92,6 +94,7 @@ Publication read_publication(const fs::path& p, const RunPaths& paths) {
     pub.name = j.at("name").get<std::string>();
     pub.file = (paths.models() / j.at("file").get<std::string>()).string();
     pub.hash = j.at("hash").get<std::string>();
+    pub.best = j.value("best", pub.name);  // publications before gating: their own network
     return pub;
   } catch (const json::exception& e) {
     throw std::runtime_error(p.string() + ": not a network publication (" + e.what() + ")");
@@ -132,7 +135,8 @@ void init_run(const RunConfig& c) {
     Trainer init({c.channels, c.blocks}, train_options(c), c.seed, c.init_from);
     init.save(paths.checkpoint(0).string(), 0);
   }
-  if (!fs::exists(paths.publication(0))) publish(paths, 0);
+  if (!fs::exists(paths.publication(0)))
+    publish(paths, 0, {gen_name(0), true, "the first network"});
 }
 
 RunConfig load_run(const std::string& dir, const std::vector<std::string>& overrides) {
@@ -152,16 +156,22 @@ RunConfig load_run(const std::string& dir, const std::vector<std::string>& overr
   return load_run_config(paths.config().string(), all);
 }
 
-Publication publish(const RunPaths& paths, int g) {
+Publication publish(const RunPaths& paths, int g, const Selection& selection) {
   Publication pub;
   pub.generation = g;
   pub.name = gen_name(g);
-  pub.file = paths.checkpoint(g).string();
-  pub.hash = file_hash(paths.checkpoint(g));
+  pub.best = selection.best;
+  fs::path file = paths.models() / (selection.best + ".ckpt");
+  pub.file = file.string();
+  pub.hash = file_hash(file);
   std::string text = json{{"generation", g},
                           {"name", pub.name},
-                          {"file", paths.checkpoint(g).filename().string()},
-                          {"hash", pub.hash}}
+                          {"file", file.filename().string()},
+                          {"hash", pub.hash},
+                          {"best", selection.best},
+                          {"candidate", pub.name},
+                          {"accepted", selection.accepted},
+                          {"why", selection.why}}
                          .dump() +
                      "\n";
   write_file_atomically(paths.publication(g).string(), text);
@@ -385,69 +395,62 @@ nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
   o.seed = seed;
   o.worker = 0;
   o.temperature = c.gating_temperature;
-  bool by_eval = c.gating_score == "eval";
+  const bool by_eval = c.gating_score == "eval";
   if (by_eval) o.play_out = false;
-  // "uniform": a placer that draws uniformly among the legal drops; else the checkpoint's network.
-  std::unique_ptr<net::Evaluator> nets[2];
-  std::unique_ptr<Placer> placers[2];
-  const std::string* paths[2] = {&a_path, &b_path};
-  for (int i = 0; i < 2; ++i) {
-    if (*paths[i] == "uniform") {
-      placers[i] = std::make_unique<UniformPlacer>();
-      continue;
-    }
-    nets[i] = std::make_unique<net::Evaluator>(net::Evaluator::from_checkpoint(*paths[i], eo));
-    placers[i] = std::make_unique<NetworkPlacer>(*nets[i], o.temperature);
-  }
-  // Kings from a network would be one side's drops: a match draws them from the table or
-  // uniformly, whatever selfplay.kings says.
-  KingPlacers kings = table_or_uniform_kings(o);
-  // Side 0: a is Sente. The same seeds in both colour orders: each king pair is played with both
-  // colours. Each order's generator lives through the match, so its engines start once.
-  std::unique_ptr<SelfPlayGenerator> gens[2];
-  for (int side = 0; side < 2; ++side)
-    gens[side] = std::make_unique<SelfPlayGenerator>(
-        Placers{
-            kings.kings.get(), kings.chooser.get(), {placers[side].get(), placers[1 - side].get()}},
-        o);
-  double points = 0;
-  int n = 0, played_each = 0;
-  double low = 0, high = 1;
+  NamedPlacer a = make_named_placer(a_path, o.temperature, eo);
+  NamedPlacer b = make_named_placer(b_path, o.temperature, eo);
+  PlacerMatch match(*a.placer, *b.placer, o);
+  const Sprt sprt{0, c.gating_elo, c.gating_alpha, c.gating_alpha};
+  const bool sequential = c.gating_rule == "sprt";
+  MatchTally tally;
+  const Score& score = by_eval ? tally.evals : tally.score;
+  Sprt::Decision decision = Sprt::Decision::Continue;
+  int played_each = 0;
   bool stopped_early = false;
   Progress progress("match", uint64_t(2 * games_per_colour));
   while (played_each < games_per_colour) {
     int chunk = std::min(c.batch, games_per_colour - played_each);
-    for (int side = 0; side < 2; ++side) {
-      gens[side]->play(uint64_t(played_each), uint64_t(chunk), [&](PlayedGame&& game) {
-        int a_side = side;
-        if (by_eval) {
-          if (game.row.sente_eval < 0) return;
-          points += a_side == 0 ? game.row.sente_eval : 1.0 - game.row.sente_eval;
-        } else {
-          if (!scored(game.row.winner)) return;
-          points += score_of(game.row.winner, a_side == 0 ? BLACK : WHITE);
-        }
-        ++n;
-      });
-    }
+    match.play(uint64_t(played_each), uint64_t(chunk), tally);
     played_each += chunk;
-    wilson_interval(points, n, low, high);
-    char extra[96];
-    std::snprintf(extra, sizeof(extra), "score %.3f [%.3f, %.3f]", n ? points / n : 0.0, low, high);
+    StrengthEstimate e = strength_estimate(score);
+    char extra[128];
+    std::snprintf(extra, sizeof(extra), "score %.3f [%.3f, %.3f]", e.score, e.low, e.high);
     progress.report(uint64_t(2 * played_each), extra, true);
-    if (low > 0.5 || high < 0.5) {
+    bool decided = sequential ? (decision = sprt.decide(score)) != Sprt::Decision::Continue
+                              : (e.low > 0.5 || e.high < 0.5);
+    if (decided) {
       stopped_early = played_each < games_per_colour;
       break;
     }
   }
-  return {{"games", n},
-          {"scored_by", c.gating_score},
-          {"score", n ? points / n : 0.0},
-          {"ci95", {low, high}},
-          {"stopped_early", stopped_early},
-          {"verdict", low > 0.5    ? "better"
-                      : high < 0.5 ? "worse"
-                                   : "undecided"}};
+  StrengthEstimate e = strength_estimate(score);
+  std::string verdict = e.low > 0.5 ? "better" : e.high < 0.5 ? "worse" : "undecided";
+  if (sequential)
+    verdict = decision == Sprt::Decision::H1   ? "better"
+              : decision == Sprt::Decision::H0 ? "not better"
+                                               : "undecided";
+  json r = {{"games", score.games()},
+            {"scored_by", c.gating_score},
+            {"score", e.score},
+            {"ci95", {e.low, e.high}},
+            {"elo", e.elo},
+            {"elo_ci95", {e.elo_low, e.elo_high}},
+            {"wins", tally.score.wins},
+            {"draws", tally.score.draws},
+            {"losses", tally.score.losses},
+            {"void", tally.voids},
+            {"rule", c.gating_rule},
+            {"stopped_early", stopped_early},
+            {"verdict", verdict}};
+  if (sequential)
+    r["sprt"] = {{"elo0", sprt.elo0},
+                 {"elo1", sprt.elo1},
+                 {"alpha", sprt.alpha},
+                 {"beta", sprt.beta},
+                 {"llr", sprt.llr(score)},
+                 {"bounds", {sprt.lower(), sprt.upper()}},
+                 {"decision", sprt_decision_name(decision)}};
+  return r;
 }
 
 namespace {
@@ -472,8 +475,8 @@ void write_report(const RunPaths& paths) {
     } catch (const json::exception&) {
     }
   }
-  Series pl{"policy loss", {}}, vl{"value loss", {}}, en{"entropy", {}},
-      corr{"value/result corr.", {}};
+  Series pl{"policy loss", {}, {}}, vl{"value loss", {}, {}}, en{"entropy", {}, {}},
+      corr{"value/result corr.", {}, {}};
   for (auto& [step, j] : by_step) {
     pl.points.push_back({double(step), number(j, "policy_loss")});
     vl.points.push_back({double(step), number(j, "value_loss")});
@@ -482,9 +485,27 @@ void write_report(const RunPaths& paths) {
   }
   std::string curves = line_chart_svg("Training", "step", {pl, vl, corr});
   std::string entropy = line_chart_svg("Policy entropy", "step", {en});
-  // Per-generation statistics.
-  Series sente{"Sente score", {}}, ruling{"ruling41 rate", {}}, stack_s{"stack rate Sente", {}},
-      stack_g{"stack rate Gote", {}}, gating{"gating score", {}};
+  // Per-generation statistics, the gate's decisions, and strength against the references by
+  // generation and by the run's wall-clock time (self-play, training and gating; the
+  // measurement itself not counted).
+  Series sente{"Sente score", {}, {}}, ruling{"ruling41 rate", {}, {}},
+      stack_s{"stack rate Sente", {}, {}}, stack_g{"stack rate Gote", {}, {}},
+      gating{"gating score", {}, {}};
+  std::map<std::string, Series> elo_by_gen, elo_by_time;
+  std::string gate_rows;
+  double run_seconds = 0;
+  auto add_strength = [&](const json& m, double g, double seconds) {
+    for (const json& r : m.at("references")) {
+      std::string name = "vs " + r.at("reference").get<std::string>();
+      for (auto* series : {&elo_by_gen[name], &elo_by_time[name]}) {
+        series->name = name;
+        series->points.push_back(
+            {series == &elo_by_gen[name] ? g : seconds / 60, number(r, "elo")});
+        series->bars.push_back(
+            {r.at("elo_ci95")[0].get<double>(), r.at("elo_ci95")[1].get<double>()});
+      }
+    }
+  };
   std::ifstream gin(paths.generations());
   for (std::string line; std::getline(gin, line);) {
     try {
@@ -496,30 +517,76 @@ void write_report(const RunPaths& paths) {
       stack_s.points.push_back({g, number(s, "stack_rate_sente")});
       stack_g.points.push_back({g, number(s, "stack_rate_gote")});
       if (j.contains("gating")) gating.points.push_back({g + 1, number(j["gating"], "score")});
+      if (j.contains("strength_start")) add_strength(j["strength_start"], g, run_seconds);
+      run_seconds += number(j, "selfplay_seconds") + number(j, "train_seconds") +
+                     (j.contains("gating_seconds") ? number(j, "gating_seconds") : 0.0);
+      if (j.contains("strength")) add_strength(j["strength"], g + 1, run_seconds);
+      char row[512];
+      std::snprintf(
+          row, sizeof(row), "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+          gen_name(int(g) + 1).c_str(), j.value("accepted", true) ? "accepted" : "<b>rejected</b>",
+          j.value("best", gen_name(int(g) + 1)).c_str(), j.value("why", std::string("")).c_str());
+      gate_rows += row;
     } catch (const json::exception&) {
     }
   }
   std::string gens = line_chart_svg("Self-play by generation", "generation",
                                     {sente, ruling, stack_s, stack_g, gating});
+  std::string strength;
+  if (!elo_by_gen.empty()) {
+    std::vector<Series> by_gen, by_time;
+    for (auto& [name, series] : elo_by_gen) by_gen.push_back(series);
+    for (auto& [name, series] : elo_by_time) by_time.push_back(series);
+    strength =
+        "<h2>Strength</h2>\n<p>Elo of each network against the references (95 % "
+        "intervals; [strength] in config.toml: games, referee).</p>\n" +
+        line_chart_svg("Elo by generation", "generation", by_gen) +
+        line_chart_svg("Elo by wall-clock time", "minutes of self-play, training, gating", by_time);
+    write_file_atomically((paths.root / "strength.svg").string(),
+                          line_chart_svg("Elo by generation", "generation", by_gen));
+  }
+  std::string gate =
+      gate_rows.empty()
+          ? ""
+          : "<h2>Gate</h2>\n<table border=\"1\" cellpadding=\"3\"><tr><th>candidate</th>"
+            "<th>decision</th><th>best after it</th><th>why</th></tr>\n" +
+                gate_rows + "</table>\n";
+  fs::create_directories(paths.root / "train");  // none yet when no step was trained
   write_file_atomically((paths.root / "train" / "curves.svg").string(), curves);
   std::string html =
       "<!doctype html><meta charset=\"utf-8\"><title>fusekilab run</title>\n<h1>fusekilab run: " +
-      paths.root.string() + "</h1>\n" + curves + entropy + gens +
+      paths.root.string() + "</h1>\n" + strength + gate + curves + entropy + gens +
       "<p>Files: generations.jsonl, train/metrics.jsonl, models/, selfplay/.</p>\n";
   write_file_atomically((paths.root / "report.html").string(), html);
 }
 
 namespace {
 
-bool has_generation_line(const RunPaths& paths, int g) {
+std::optional<json> generation_line(const RunPaths& paths, int g) {
   std::ifstream in(paths.generations());
   for (std::string line; std::getline(in, line);) {
     try {
-      if (json::parse(line).at("generation").get<int>() == g) return true;
+      json j = json::parse(line);
+      if (j.at("generation").get<int>() == g) return j;
     } catch (const json::exception&) {
     }
   }
-  return false;
+  return std::nullopt;
+}
+
+json measure(const RunConfig& c, const RunPaths& paths, int g, const KingPairTable* table) {
+  StrengthSetup setup;
+  setup.rules = c.rules;
+  setup.seed = Rng::derive(c.seed, 7000);  // every generation the same games: comparable
+  setup.table = c.kings == "table" ? table : nullptr;
+  setup.king_band = c.king_band;
+  setup.device = c.device;
+  setup.precision = c.precision;
+  json r = measure_strength(paths.checkpoint(g).string(), c.strength, setup);
+  r["network"] = gen_name(g);
+  std::fprintf(stderr, "strength of %s (referee %s):\n%s", gen_name(g).c_str(),
+               c.strength.referee.c_str(), strength_text(r).c_str());
+  return r;
 }
 
 }  // namespace
@@ -527,32 +594,70 @@ bool has_generation_line(const RunPaths& paths, int g) {
 void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const KingPairTable* table,
                        double selfplay_seconds) {
   if (fs::exists(paths.publication(g + 1))) return;  // finished before an interruption
+  // The best network so far: what generation g's self-play used.
+  const Publication current = checked_publication(paths, g);
   GenerationStats stats = generation_stats(generation_games(paths, g));
-  double t1 = now_seconds();
-  json trained;
-  if (!fs::exists(paths.checkpoint(g + 1))) trained = run_training(c, paths, g);
-  double t2 = now_seconds();
-  if (!has_generation_line(paths, g)) {
-    json line = {{"generation", g},
-                 {"network", gen_name(g)},
-                 {"selfplay", json::parse(to_json(stats))},
-                 {"selfplay_seconds", selfplay_seconds},
-                 {"train", trained},
-                 {"train_seconds", t2 - t1}};
+  std::optional<json> done = generation_line(paths, g);
+  json line;
+  if (done) {
+    line = *done;  // decided before an interruption: publish what it says
+  } else {
+    double t1 = now_seconds();
+    json trained;
+    if (!fs::exists(paths.checkpoint(g + 1))) trained = run_training(c, paths, g);
+    double t2 = now_seconds();
+    line = {{"generation", g},
+            {"network", current.best},
+            {"selfplay", json::parse(to_json(stats))},
+            {"selfplay_seconds", selfplay_seconds},
+            {"train", trained},
+            {"train_seconds", t2 - t1}};
+    // The gate: the candidate against the best so far.
+    bool accepted = true;
+    std::string why;
     if (c.gating_games > 0) {
-      json r = network_match(c, paths.checkpoint(g + 1).string(), paths.checkpoint(g).string(),
-                             c.gating_games, Rng::derive(c.seed, 5000 + uint64_t(g)), table);
+      json r = network_match(c, paths.checkpoint(g + 1).string(), current.file, c.gating_games,
+                             Rng::derive(c.seed, 5000 + uint64_t(g)), table);
       r["a"] = gen_name(g + 1);
-      r["b"] = gen_name(g);
+      r["b"] = current.best;
       line["gating"] = r;
+      line["gating_seconds"] = now_seconds() - t2;
+      const std::string verdict = r["verdict"].get<std::string>();
+      char text[256];
+      std::snprintf(text, sizeof(text), "%s against %s: %.3f [%.3f, %.3f] over %d games, %s",
+                    gen_name(g + 1).c_str(), current.best.c_str(), r["score"].get<double>(),
+                    r["ci95"][0].get<double>(), r["ci95"][1].get<double>(), r["games"].get<int>(),
+                    verdict.c_str());
+      why = text;
+      if (c.gating_rule == "sprt")
+        why += " (SPRT H0 0 Elo / H1 " + json(c.gating_elo).dump() + " Elo, alpha " +
+               json(c.gating_alpha).dump() + ")";
+      accepted = c.gating_rule == "always" || verdict == "better";
+      if (c.gating_rule == "always") why += "; rule always: the newest is taken";
+    } else {
+      why = "no gating match (gating.games = 0): the newest is taken";
+    }
+    line["accepted"] = accepted;
+    line["best"] = accepted ? gen_name(g + 1) : current.best;
+    line["why"] = why;
+    if (c.strength.games > 0) {
+      double t3 = now_seconds();
+      if (g == 0) line["strength_start"] = measure(c, paths, 0, table);
+      line["strength"] = measure(c, paths, g + 1, table);
+      line["strength_seconds"] = now_seconds() - t3;
     }
     append_line(paths.generations(), line.dump());
   }
-  Publication pub = publish(paths, g + 1);
+  Selection selection{line.value("best", gen_name(g + 1)), line.value("accepted", true),
+                      line.value("why", std::string())};
+  Publication pub = publish(paths, g + 1, selection);
   std::fprintf(stderr,
-               "%s: Sente %.3f, ruling41 %.3f, %.1f moves, stacks %.3f/%.3f; published %s (%s)\n",
+               "%s: Sente %.3f, ruling41 %.3f, %.1f moves, stacks %.3f/%.3f; %s %s; published %s "
+               "with %s (%s)\n",
                gen_name(g).c_str(), stats.sente_score, stats.ruling41_rate, stats.mean_moves,
-               stats.stack_rate[0], stats.stack_rate[1], pub.name.c_str(), pub.hash.c_str());
+               stats.stack_rate[0], stats.stack_rate[1], gen_name(g + 1).c_str(),
+               selection.accepted ? "accepted" : "rejected", pub.name.c_str(), pub.best.c_str(),
+               pub.hash.c_str());
   write_report(paths);
 }
 

@@ -3,7 +3,9 @@
 // coordination. Layout (docs/cluster.md):
 //   config.toml                  the run's resolved config, written once by init
 //   models/gen-NNNN.ckpt         networks, each written atomically
-//   models/gen-NNNN.json         its publication: name, file, FNV-1a 64 of the file's bytes
+//   models/gen-NNNN.json         its publication: the network generation N's self-play uses (the
+//                                best so far: file, FNV-1a 64 of its bytes, which generation it
+//                                is, whether gen-N's candidate was accepted and why)
 //   models/latest.json           the newest publication (same content), replaced atomically
 //   selfplay/gen-NNNN/           shards w<worker>-g<first>-n<games>.h5 (+ .records), journals,
 //                                workers (the worker count the games are split over), locks
@@ -46,8 +48,16 @@ struct RunPaths {
 struct Publication {
   int generation = 0;
   std::string name;  // gen-NNNN
-  std::string file;  // path of the checkpoint
+  std::string file;  // path of the checkpoint self-play uses: the best network so far
   std::string hash;  // FNV-1a 64 of the checkpoint file's bytes, 16 hex digits
+  std::string best;  // the generation whose network that is (gen-NNNN)
+};
+
+// What a generation's self-play uses: its own candidate, or the best before it.
+struct Selection {
+  std::string best;  // gen-NNNN
+  bool accepted = true;
+  std::string why;
 };
 
 void append_line(const std::filesystem::path& p, const std::string& line);
@@ -60,8 +70,9 @@ void init_run(const RunConfig& c);
 // (run.device, run.generations and the thread counts only; anything else is refused).
 RunConfig load_run(const std::string& dir, const std::vector<std::string>& overrides);
 
-// Publishes gen-g (its checkpoint must exist): gen-g.json, then latest.json, both atomically.
-Publication publish(const RunPaths& paths, int g);
+// Publishes gen-g: gen-g.json naming the network of `selection.best` (its checkpoint must exist),
+// then latest.json, both atomically.
+Publication publish(const RunPaths& paths, int g, const Selection& selection);
 // The newest publication, or none when nothing is published yet.
 std::optional<Publication> newest_publication(const RunPaths& paths);
 // The publication of gen-g; throws when gen-g is not published or its file does not match.
@@ -89,8 +100,9 @@ nlohmann::json run_training(const RunConfig& c, const RunPaths& paths, int g);
 void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const KingPairTable* table,
                        double selfplay_seconds);
 
-// A match between two networks (or "uniform"), each taking both colours, early-stopped once the
-// 95 % interval of A's score excludes 50 %.
+// A match between two networks (or "uniform"), each taking both colours, stopped once decided:
+// by the SPRT (gating.rule = sprt), else once the 95 % interval of A's score excludes 50 %.
+// Its verdict: better, not better (SPRT H0), worse, or undecided.
 nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
                              const std::string& b_path, int games_per_colour, uint64_t seed,
                              const KingPairTable* table);

@@ -35,7 +35,7 @@ struct SelfPlayOptions {
   // Balance's kings and side choice in self-play (a match's kings never come from a network).
   KingSource kings = KingSource::Uniform;
   const KingPairTable* table = nullptr;  // for KingSource::Table
-  int king_band = 48;                    // the placer draws among this many pairs closest to even
+  int king_band = kKingBand;             // the placer draws among this many pairs closest to even
   std::string playout = kDefaultPlayout;
   int playout_threads = 1;
   int max_moves = 320;

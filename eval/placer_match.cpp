@@ -1,0 +1,48 @@
+#include "eval/placer_match.h"
+
+#include "selfplay/network_placer.h"
+
+namespace fuseki {
+
+NamedPlacer make_named_placer(const std::string& spec, double temperature,
+                              const net::EvaluatorOptions& options) {
+  NamedPlacer p;
+  p.name = spec;
+  if (spec == "uniform") {
+    p.placer = std::make_unique<UniformPlacer>();
+    return p;
+  }
+  p.network = std::make_unique<net::Evaluator>(net::Evaluator::from_checkpoint(spec, options));
+  p.placer = std::make_unique<NetworkPlacer>(*p.network, temperature);
+  return p;
+}
+
+PlacerMatch::PlacerMatch(Placer& a, Placer& b, const SelfPlayOptions& options) {
+  SelfPlayOptions o = options;
+  if (o.kings == KingSource::Network) o.kings = KingSource::Uniform;
+  kings_ = table_or_uniform_kings(o);
+  for (int order = 0; order < 2; ++order) {
+    Placer* sente = order == 0 ? &a : &b;
+    Placer* gote = order == 0 ? &b : &a;
+    orders_[order] = std::make_unique<SelfPlayGenerator>(
+        Placers{kings_.kings.get(), kings_.chooser.get(), {sente, gote}}, o);
+  }
+}
+
+PlacerMatch::~PlacerMatch() = default;
+
+void PlacerMatch::play(uint64_t first, uint64_t count, MatchTally& tally) {
+  for (int order = 0; order < 2; ++order) {
+    const Color a_colour = order == 0 ? BLACK : WHITE;
+    orders_[order]->play(first, count, [&](PlayedGame&& game) {
+      if (game.row.sente_eval >= 0)
+        tally.evals.add(a_colour == BLACK ? game.row.sente_eval : 1.0 - game.row.sente_eval);
+      if (scored(game.row.winner))
+        tally.score.add(score_of(game.row.winner, a_colour));
+      else if (game.row.winner == Winner::Void)
+        ++tally.voids;
+    });
+  }
+}
+
+}  // namespace fuseki

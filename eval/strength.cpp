@@ -1,0 +1,182 @@
+#include "eval/strength.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include "engine/match.h"
+#include "eval/placer_match.h"
+#include "io/atomic_file.h"
+#include "io/progress.h"
+#include "io/stop.h"
+#include "selfplay/king_table.h"
+
+namespace fuseki {
+
+std::vector<OptionSection> strength_sections(StrengthSettings& s) {
+  std::vector<OptionSection> out;
+  out.emplace_back("strength",
+                   "Placement strength against fixed references (eval strength; a run measures "
+                   "each new network when games > 0).");
+  out.back()
+      .integer("games", s.games, 0, 100000000,
+               "Games per reference, half with each colour (a run: 0 = not measured)")
+      .text("referee", s.referee,
+            "Play-out engine from move 41, separate from self-play's (see play --sente)")
+      .text("references", s.references,
+            "Comma-separated reference placers: uniform, or checkpoint files")
+      .number("temperature", s.temperature, 0.0, 100.0, "Placement temperature of the network")
+      .integer("threads", s.threads, 1, 1024, "Referee play-out threads")
+      .integer("batch", s.batch, 1, 65536, "Games placed together")
+      .integer("max_moves", s.max_moves, 1, 100000, "Moves of ordinary play before a draw");
+  return out;
+}
+
+std::vector<std::string> strength_references(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    std::string item =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    size_t a = item.find_first_not_of(" \t"), b = item.find_last_not_of(" \t");
+    item = a == std::string::npos ? "" : item.substr(a, b - a + 1);
+    if (item.empty())
+      throw std::runtime_error("strength.references: an empty entry in '" + list + "'");
+    if (item != "uniform" && !std::filesystem::is_regular_file(item))
+      throw std::runtime_error("strength.references: unknown reference '" + item +
+                               "' (uniform, or a checkpoint file)");
+    out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+nlohmann::json measure_strength(const std::string& network, const StrengthSettings& settings,
+                                const StrengthSetup& setup) {
+  if (settings.games < 2) throw std::runtime_error("strength.games: at least 2 (a pair)");
+  std::vector<std::string> references = strength_references(settings.references);
+  // Bad specs fail before any game: the referee, the network, every reference.
+  EngineRegistry engines = default_engines();
+  try {
+    make_player(settings.referee, engines, setup.rules)->prepare();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("strength.referee: ") + e.what());
+  }
+  net::EvaluatorOptions eo;
+  eo.device = setup.device;
+  eo.precision = setup.precision;
+  NamedPlacer measured = make_named_placer(network, settings.temperature, eo);
+  std::vector<NamedPlacer> refs;
+  for (const std::string& r : references)
+    refs.push_back(make_named_placer(r, settings.temperature, eo));
+
+  SelfPlayOptions o;
+  o.rules = setup.rules;
+  o.seed = setup.seed;
+  o.batch = settings.batch;
+  o.temperature = settings.temperature;
+  o.kings = setup.table ? KingSource::Table : KingSource::Uniform;
+  o.table = setup.table;
+  o.king_band = setup.king_band;
+  o.playout = settings.referee;
+  o.playout_threads = settings.threads;
+  o.max_moves = settings.max_moves;
+
+  const int pairs = settings.games / 2;
+  nlohmann::json result = {{"network", network},
+                           {"referee", settings.referee},
+                           {"seed", setup.seed},
+                           {"games", 2 * pairs},
+                           {"temperature", settings.temperature},
+                           {"rules", rule_info(setup.rules).name},
+                           {"kings", setup.table ? "table" : "uniform"},
+                           {"references", nlohmann::json::array()}};
+  for (NamedPlacer& ref : refs) {
+    // The same seeds for every reference: the same king pairs and referee streams.
+    PlacerMatch match(*measured.placer, *ref.placer, o);
+    MatchTally tally;
+    Progress progress("strength vs " + ref.name, uint64_t(2 * pairs));
+    for (int done = 0; done < pairs;) {
+      int chunk = std::min(settings.batch, pairs - done);
+      match.play(uint64_t(done), uint64_t(chunk), tally);
+      done += chunk;
+      StrengthEstimate e = strength_estimate(tally.score);
+      char extra[96];
+      std::snprintf(extra, sizeof(extra), "score %.3f [%.3f, %.3f]", e.score, e.low, e.high);
+      progress.report(uint64_t(2 * done), extra, done == pairs);
+    }
+    StrengthEstimate e = strength_estimate(tally.score);
+    result["references"].push_back({{"reference", ref.name},
+                                    {"games", e.games},
+                                    {"wins", tally.score.wins},
+                                    {"draws", tally.score.draws},
+                                    {"losses", tally.score.losses},
+                                    {"void", tally.voids},
+                                    {"score", e.score},
+                                    {"ci95", {e.low, e.high}},
+                                    {"elo", e.elo},
+                                    {"elo_ci95", {e.elo_low, e.elo_high}}});
+  }
+  return result;
+}
+
+std::vector<OptionSection> strength_command_sections(StrengthCommand& c) {
+  std::vector<OptionSection> s = strength_sections(c.settings);
+  s.emplace_back("eval_strength", "eval strength's own flags");
+  s.back()
+      .path("network", c.network, "The placement network checkpoint to measure (required)")
+      .custom(
+          "rules", "Rule set", rule_set_names(),
+          [&c](const std::string& v) { c.rules = rule_set_or_throw(v); },
+          [&c] { return std::string(rule_info(c.rules).name); })
+      .seed("seed", c.seed, "Seed of the games (the same for every reference)")
+      .path("king_table", c.king_table,
+            "king_pair_table/1 JSON: kings from its band (default: uniform kings)")
+      .integer("king_band", c.king_band, 1, 1296, "Pairs closest to even the kings come from")
+      .text("device", c.device, "cpu or cuda[:N]")
+      .choice("precision", c.precision, {"fp32", "bf16", "fp16"}, "Inference precision")
+      .path("out", c.out, "Also write the result (JSON) to this file");
+  return s;
+}
+
+int run_strength_command(const StrengthCommand& c) {
+  if (c.network.empty()) throw std::runtime_error("eval strength: --network is required");
+  std::unique_ptr<KingPairTable> table;
+  if (!c.king_table.empty())
+    table = std::make_unique<KingPairTable>(KingPairTable::load(c.king_table));
+  StrengthSetup setup;
+  setup.rules = c.rules;
+  setup.seed = c.seed;
+  setup.table = table.get();
+  setup.king_band = c.king_band;
+  setup.device = c.device;
+  setup.precision = c.precision;
+  nlohmann::json r = measure_strength(c.network, c.settings, setup);
+  std::printf("eval strength: %s (referee %s, seed %llu)\n%s%s\n", c.network.c_str(),
+              c.settings.referee.c_str(), (unsigned long long)c.seed, strength_text(r).c_str(),
+              r.dump().c_str());
+  if (!c.out.empty()) write_file_atomically(c.out, r.dump(1) + "\n");
+  return 0;
+}
+
+std::string strength_text(const nlohmann::json& result) {
+  std::string out;
+  for (const auto& r : result.at("references")) {
+    char line[256];
+    std::snprintf(line, sizeof(line),
+                  "vs %s: %.3f [%.3f, %.3f], %+.0f Elo [%+.0f, %+.0f], %d games (%d-%d-%d, %d "
+                  "void)\n",
+                  r.at("reference").get<std::string>().c_str(), r.at("score").get<double>(),
+                  r.at("ci95")[0].get<double>(), r.at("ci95")[1].get<double>(),
+                  r.at("elo").get<double>(), r.at("elo_ci95")[0].get<double>(),
+                  r.at("elo_ci95")[1].get<double>(), r.at("games").get<int>(),
+                  r.at("wins").get<int>(), r.at("draws").get<int>(), r.at("losses").get<int>(),
+                  r.at("void").get<int>());
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace fuseki

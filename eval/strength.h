@@ -1,0 +1,70 @@
+// Placement strength: a network's score against fixed reference placers (uniform, or any
+// checkpoints), over a fixed number of games (no early stop), each king pair played with both
+// colours, the play-outs from move 41 by a referee engine separate from self-play's. The
+// headline number of a run: `fusekilab eval strength`, and the pipeline after each generation.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "io/options.h"
+#include "rules/ruleset.h"
+#include "selfplay/king_table.h"
+
+namespace fuseki {
+
+// [strength]: the measurement's settings (a run config's section, and eval strength's).
+struct StrengthSettings {
+  int games = 0;  // per reference, half with each colour; 0: not measured (a run's default)
+  std::string referee = "builtin:nodes=2000";
+  std::string references = "uniform";  // comma-separated: uniform, or checkpoint files
+  double temperature = 0.5;            // of the measured network's drops
+  int threads = 2;                     // referee play-out threads
+  int batch = 64;
+  int max_moves = 320;
+};
+std::vector<OptionSection> strength_sections(StrengthSettings& s);
+// The references, split and trimmed; throws for an empty list or an unknown name that is not a
+// file.
+std::vector<std::string> strength_references(const std::string& list);
+
+// Where the measured games come from besides the settings.
+struct StrengthSetup {
+  RuleSet rules = RuleSet::Balance;
+  uint64_t seed = 1;
+  const KingPairTable* table = nullptr;  // kings from its band; null: uniform kings
+  int king_band = kKingBand;
+  std::string device = "cpu", precision = "fp32";
+};
+
+// Measures `network` (a checkpoint) against every reference. Progress with rate and ETA on
+// stderr. Returns {"network", "referee", "seed", "games", "temperature", "references":
+// [{"reference", "games", "wins", "draws", "losses", "void", "score", "ci95", "elo", "elo_ci95"}]}.
+// Throws for a network or reference that cannot be loaded (before any game) and Interrupted on a
+// stop.
+nlohmann::json measure_strength(const std::string& network, const StrengthSettings& settings,
+                                const StrengthSetup& setup);
+// eval strength: the settings, and what the command names besides them.
+struct StrengthCommand {
+  StrengthSettings settings;
+  std::string network;  // the checkpoint measured
+  RuleSet rules = RuleSet::Balance;
+  uint64_t seed = 1;
+  std::string king_table;  // kings from its band; empty: uniform kings
+  int king_band = kKingBand;
+  std::string device = "cpu", precision = "fp32";
+  std::string out;  // a JSON file for the result; empty: none
+  StrengthCommand() { settings.games = 1000; }
+};
+// [strength], then the command's own flags (section "eval_strength", not read from files).
+std::vector<OptionSection> strength_command_sections(StrengthCommand& c);
+// Runs it: prints the text and the JSON line, writes `out` (atomically); returns the exit status.
+int run_strength_command(const StrengthCommand& c);
+
+// The measurement as lines of text: "vs uniform: 0.612 [0.581, 0.642], +79 Elo [+57, +102], 1000
+// games".
+std::string strength_text(const nlohmann::json& result);
+
+}  // namespace fuseki

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Placement strength and the gate, as a user meets them: eval strength plays a fixed number of
+# games against each reference and prints score, interval and Elo (text and JSON); bad input is
+# one clear error with exit 2; a pipeline whose candidate is no better (train.steps = 0: the
+# same network) rejects it, keeps self-play on the best network and says why, and measures each
+# new network's strength into generations.jsonl and the report.
+set -euo pipefail
+bin=$(readlink -f "$1")
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+expect_error() {  # expected-text command...
+  local want="$1"
+  shift
+  local rc=0
+  "$@" >"$dir/out" 2>"$dir/err" || rc=$?
+  [ "$rc" = 2 ] || fail "exit $rc, not 2, for: $* ($(cat "$dir/err"))"
+  grep -qF -- "$want" "$dir/err" || fail "unclear error for '$*': $(cat "$dir/err")"
+}
+run="$dir/run"
+"$bin" init --dir "$run" --network.channels 8 --network.blocks 1 >/dev/null
+net="$run/models/gen-0000.ckpt"
+
+# 24 games per reference, both colours, against uniform and against itself.
+"$bin" eval strength --network "$net" --references "uniform, $net" --games 24 \
+  --referee builtin:nodes=60 --threads 2 --out "$dir/s.json" >"$dir/out" 2>"$dir/err"
+grep -q '^vs uniform: 0\.[0-9]* \[0\.[0-9]*, [01]\.[0-9]*\], [-+][0-9]* Elo \[' "$dir/out" ||
+  fail "no score line: $(cat "$dir/out")"
+/usr/bin/python3 - "$dir/s.json" "$net" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["games"] == 24 and r["referee"] == "builtin:nodes=60", r
+refs = r["references"]
+assert [x["reference"] for x in refs] == ["uniform", sys.argv[2]], refs
+for x in refs:
+    assert x["games"] + x["void"] == 24, x  # 12 king pairs, each with both colours
+    assert x["wins"] + x["draws"] + x["losses"] == x["games"], x
+    lo, hi = x["ci95"]
+    assert lo <= x["score"] <= hi and x["elo_ci95"][0] <= x["elo"] <= x["elo_ci95"][1], x
+PY
+grep -q 'strength vs uniform: 24/24' "$dir/err" || fail "no progress line: $(tail -3 "$dir/err")"
+
+expect_error "unknown reference 'gen-7'" "$bin" eval strength --network "$net" --references gen-7 --games 2
+expect_error "strength.referee" "$bin" eval strength --network "$net" --referee "builtin:nodes=x" --games 2
+head -c 100 "$net" >"$dir/cut.ckpt"
+expect_error "truncated or damaged" "$bin" eval strength --network "$dir/cut.ckpt" --games 2
+expect_error "--network is required" "$bin" eval strength --games 2
+expect_error "--games: value -1 out of range" "$bin" eval strength --network "$net" --games -1
+
+# The gate: gen-0001 is gen-0000 again (no training step), so it is not shown better and
+# self-play of generation 1 keeps gen-0000; the strength of each network is measured.
+"$bin" pipeline --dir "$dir/gate" --generations 2 --network.channels 8 --network.blocks 1 \
+  --selfplay.games 16 --selfplay.playout builtin:nodes=40 --train.steps 0 --gating.games 40 \
+  --gating.rule sprt --strength.games 8 --strength.referee builtin:nodes=40 >/dev/null 2>"$dir/err" ||
+  fail "pipeline: $(tail -5 "$dir/err")"
+pub="$dir/gate/models/gen-0001.json"
+grep -q '"accepted":false' "$pub" || fail "gen-0001 accepted though no better: $(cat "$pub")"
+grep -q '"best":"gen-0000"' "$pub" || fail "gen-0001's self-play does not use gen-0000: $(cat "$pub")"
+grep -q '"file":"gen-0000.ckpt"' "$pub" || fail "gen-0001 publishes another file: $(cat "$pub")"
+grep -q '"why":"gen-0001 against gen-0000: ' "$pub" || fail "no reason: $(cat "$pub")"
+grep -q '"best":"gen-0000"' "$dir/gate/models/latest.json" || fail "latest.json names another best"
+line=$(sed -n 1p "$dir/gate/generations.jsonl")
+echo "$line" | grep -q '"strength_start":{' || fail "gen-0000 not measured"
+echo "$line" | grep -q '"strength":{' || fail "gen-0001 not measured"
+grep -q 'Elo by generation' "$dir/gate/report.html" || fail "no strength chart in the report"
+grep -q 'rejected' "$dir/gate/report.html" || fail "the report does not show the rejection"
+# rule always: the newest is taken whatever the match says.
+"$bin" pipeline --dir "$dir/always" --generations 1 --network.channels 8 --network.blocks 1 \
+  --selfplay.games 16 --selfplay.playout builtin:nodes=40 --train.steps 0 --gating.games 8 \
+  --gating.rule always >/dev/null 2>"$dir/err" || fail "pipeline: $(tail -5 "$dir/err")"
+grep -q '"accepted":true' "$dir/always/models/gen-0001.json" || fail "rule always rejected"
+grep -q '"best":"gen-0001"' "$dir/always/models/gen-0001.json" || fail "rule always kept gen-0000"
+echo "strength_gate: OK"
