@@ -1,5 +1,6 @@
 #include "run/run_steps.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "eval/chart.h"
+#include "eval/placement_maps.h"
 #include "eval/placer_match.h"
 #include "eval/stats.h"
 #include "eval/strength.h"
@@ -545,6 +547,18 @@ void write_report(const RunPaths& paths) {
     write_file_atomically((paths.root / "strength.svg").string(),
                           line_chart_svg("Elo by generation", "generation", by_gen));
   }
+  // Placement heat maps, newest generation first (written as each generation finishes).
+  std::string maps;
+  std::vector<fs::path> svgs;
+  if (fs::exists(paths.root / "selfplay"))
+    for (const auto& entry : fs::directory_iterator(paths.root / "selfplay"))
+      if (fs::exists(entry.path() / "placements.svg")) svgs.push_back(entry.path());
+  std::sort(svgs.rbegin(), svgs.rend());  // gen-NNNN: newest first
+  for (const fs::path& dir : svgs)
+    maps += std::string(maps.empty() ? "<details open>" : "<details>") + "<summary>" +
+            dir.filename().string() + "</summary>\n" +
+            read_file((dir / "placements.svg").string()) + "</details>\n";
+  if (!maps.empty()) maps = "<h2>Where the policy places its pieces</h2>\n" + maps;
   std::string gate =
       gate_rows.empty()
           ? ""
@@ -555,7 +569,7 @@ void write_report(const RunPaths& paths) {
   write_file_atomically((paths.root / "train" / "curves.svg").string(), curves);
   std::string html =
       "<!doctype html><meta charset=\"utf-8\"><title>fusekilab run</title>\n<h1>fusekilab run: " +
-      paths.root.string() + "</h1>\n" + strength + gate + curves + entropy + gens +
+      paths.root.string() + "</h1>\n" + strength + gate + curves + entropy + gens + maps +
       "<p>Files: generations.jsonl, train/metrics.jsonl, models/, selfplay/.</p>\n";
   write_file_atomically((paths.root / "report.html").string(), html);
 }
@@ -596,7 +610,12 @@ void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const K
   if (fs::exists(paths.publication(g + 1))) return;  // finished before an interruption
   // The best network so far: what generation g's self-play used.
   const Publication current = checked_publication(paths, g);
-  GenerationStats stats = generation_stats(generation_games(paths, g));
+  std::vector<GameRow> games = generation_games(paths, g);
+  GenerationStats stats = generation_stats(games);
+  // Where each side put each piece: the report shows these by generation.
+  write_file_atomically(
+      (paths.selfplay(g) / "placements.svg").string(),
+      placement_heatmaps_svg(count_placements(games), gen_name(g) + " self-play placements"));
   std::optional<json> done = generation_line(paths, g);
   json line;
   if (done) {

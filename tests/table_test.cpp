@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "eval/placement_maps.h"
 #include "eval/simulate.h"
 #include "eval/stats.h"
 #include "eval/table_builder.h"
@@ -29,6 +30,32 @@ TEST(KingPairs, IndexingAndMirror) {
   }
   EXPECT_EQ(keys.size(), size_t(KING_PAIRS));
   EXPECT_EQ(pair_key(mirror_pair(pair_index(sente_king_square(0), gote_king_square(0)))), "9f,9d");
+}
+
+TEST(PlacementMaps, CountsEachSidesDropsBySquareAndKind) {
+  GameRow a, b;
+  a.record = "K*5i K*5a choose:sente G*4i R*2b P*1f 7g7f";  // 7g7f: a move, not a drop
+  b.record = "K*5i K*4a choose:gote G*4i";
+  PlacementCounts c = count_placements({a, b});
+  EXPECT_EQ(c.games, 2);
+  auto at = [&](int side, char kind, int file, char rank) {
+    size_t k = size_t(std::string(PlacementCounts::kKinds).find(kind));
+    return c.counts[size_t(side)][k][size_t((rank - 'a') * 9 + 9 - file)];
+  };
+  EXPECT_EQ(at(0, 'K', 5, 'i'), 2);
+  EXPECT_EQ(at(1, 'K', 5, 'a'), 1);
+  EXPECT_EQ(at(1, 'K', 4, 'a'), 1);
+  EXPECT_EQ(at(0, 'G', 4, 'i'), 2);
+  EXPECT_EQ(at(1, 'R', 2, 'b'), 1);
+  EXPECT_EQ(at(0, 'P', 1, 'f'), 1);
+  int total = 0;
+  for (auto& side : c.counts)
+    for (auto& kind : side)
+      for (int n : kind) total += n;
+  EXPECT_EQ(total, 8);
+  std::string svg = placement_heatmaps_svg(c, "gen-0000");
+  EXPECT_NE(svg.find("<title>5i: 100 %</title>"), std::string::npos);
+  EXPECT_NE(svg.find("(2 games;"), std::string::npos);
 }
 
 TEST(Strength, EloAndScoreAreInverses) {
