@@ -42,8 +42,9 @@ void add_config_command(CLI::App& app, Runner& run) {
                      "own and skips the others. Flags override the file: for a run "
                      "(`pipeline`, `init`, `match`) `--section.key VALUE` or "
                      "`--set section.key=VALUE`; for `eval table`, `play` and `eval first-move` "
-                     "`--key VALUE` with `--config FILE`. Input paths in a file are relative to "
-                     "the file. An unknown section or key, or a value of the wrong type or out "
+                     "`--key VALUE` with `--config FILE`. Input files named in a config file are "
+                     "relative to the file (type path); outputs, like run.dir, to the working "
+                     "directory. An unknown section or key, or a value of the wrong type or out "
                      "of range, is an error naming it.\n"
                   << to_markdown(all);
       } else {

@@ -72,7 +72,7 @@ std::vector<OptionSection> first_move_sections(FirstMoveOptions& o) {
       .integer("max_moves", o.max_moves, 1, 100000, "Move cap (a draw)")
       .integer("retries", o.retries, 0, 100,
                "Replays of a game whose engine failed, before it is void")
-      .path("out", o.out,
+      .text("out", o.out,
             "Directory for games.jsonl, summary.json and report.html (resumes a run there)");
   return s;
 }

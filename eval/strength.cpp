@@ -137,7 +137,7 @@ std::vector<OptionSection> strength_command_sections(StrengthCommand& c) {
       .integer("king_band", c.king_band, 1, 1296, "Pairs closest to even the kings come from")
       .text("device", c.device, "cpu or cuda[:N]")
       .choice("precision", c.precision, {"fp32", "bf16", "fp16"}, "Inference precision")
-      .path("out", c.out, "Also write the result (JSON) to this file");
+      .text("out", c.out, "Also write the result (JSON) to this file");
   return s;
 }
 

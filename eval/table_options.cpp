@@ -10,7 +10,8 @@ std::vector<OptionSection> table_run_sections(TableRunOptions& o) {
   std::vector<OptionSection> s;
   s.emplace_back("eval", "The king-pair table (eval table): Sente's win rate for every pair.");
   s.back()
-      .path("out", o.out, "Output directory (resumes a run found there)")
+      .text("out", o.out,
+            "Output directory, relative to the working directory (resumes a run found there)")
       .path("network", o.network, "Placement network checkpoint (empty: uniform random placement)")
       .custom(
           "rules", "Rule set: a Balance one (the table is of Balance Shogi)", "balance, balance-v1",

@@ -21,7 +21,9 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
   std::vector<OptionSection> s;
   s.emplace_back("run", "The run: where it lives, its seed, rules, length and device.");
   s.back()
-      .path("dir", c.dir, "Run directory (networks, shards, metrics, report)")
+      .text("dir", c.dir,
+            "Run directory (networks, shards, metrics, report), relative to the working "
+            "directory like every output")
       .seed("seed", c.seed, "Run seed: with it every game on CPU is reproducible")
       .custom(
           "rules", "Rule set", rule_set_names(),
