@@ -26,11 +26,24 @@ void BuiltinPlayer::new_game(uint64_t seed) {
   searcher_.set_seed(seed);
 }
 
+namespace {
+
+std::vector<uint64_t> history_of(const Game& game) {
+  return {game.keys().begin(), game.keys().end() - (game.keys().empty() ? 0 : 1)};
+}
+
+}  // namespace
+
+std::optional<int> BuiltinPlayer::evaluate(const Game& game) {
+  Position pos = game.position();
+  SearchResult r = searcher_.search(pos, limits_, history_of(game));
+  nodes_ += r.nodes;
+  return r.score;
+}
+
 Decision BuiltinPlayer::decide(const Game& game) {
   Position pos = game.position();
-  std::vector<uint64_t> history(game.keys().begin(),
-                                game.keys().end() - (game.keys().empty() ? 0 : 1));
-  SearchResult r = searcher_.search(pos, limits_, history);
+  SearchResult r = searcher_.search(pos, limits_, history_of(game));
   nodes_ += r.nodes;
   if (r.declare) return {Decision::Declare, "", ""};
   if (r.best == MOVE_NONE) return {Decision::Resign, "", ""};

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/game.h"
@@ -30,6 +31,13 @@ class Player {
   virtual void prepare() {}
   virtual void new_game(uint64_t seed) = 0;
   virtual Decision decide(const Game& game) = 0;
+  // The mover's evaluation of the game's position in centipawns (a mate: near +-MATE), from a
+  // search with the player's budget: the move-41 score of self-play. nullopt when the player
+  // has none (random) or its engine failed.
+  virtual std::optional<int> evaluate(const Game& game) {
+    (void)game;
+    return std::nullopt;
+  }
 };
 
 // Plays a uniformly random legal move.
@@ -50,6 +58,7 @@ class BuiltinPlayer : public Player {
   std::string name() const override;
   void new_game(uint64_t seed) override;
   Decision decide(const Game& game) override;
+  std::optional<int> evaluate(const Game& game) override;
   uint64_t nodes_searched() const { return nodes_; }
 
  private:

@@ -7,11 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 #include "rules/notation.h"
 
@@ -246,6 +248,11 @@ void UsiEngine::new_game() {
 }
 
 std::string UsiEngine::best_move(const std::string& position_command) {
+  std::optional<int> ignored;
+  return best_move(position_command, ignored);
+}
+
+std::string UsiEngine::best_move(const std::string& position_command, std::optional<int>& score) {
   if (!running()) start();
   send(position_command);
   std::string go = "go";
@@ -254,7 +261,22 @@ std::string UsiEngine::best_move(const std::string& position_command) {
   if (config_.movetime_ms) go += " btime 0 wtime 0 byoyomi " + std::to_string(config_.movetime_ms);
   if (go == "go") go += " depth 1";
   send(go);
-  std::string line = read_until("bestmove", move_timeout());
+  std::vector<std::string> info;
+  std::string line = read_until("bestmove", move_timeout(), &info);
+  score.reset();
+  for (const std::string& l : info) {  // the last score given is the search's
+    size_t at = l.find(" score ");
+    if (l.rfind("info", 0) != 0 || at == std::string::npos) continue;
+    std::istringstream in(l.substr(at + 7));
+    std::string kind, value;
+    if (!(in >> kind >> value)) continue;
+    if (kind == "mate") score = value[0] == '-' ? -MATE : MATE;  // "mate -0": mated now
+    if (kind == "cp") {
+      char* end = nullptr;
+      long cp = std::strtol(value.c_str(), &end, 10);
+      if (end && *end == '\0') score = int(std::clamp(cp, -long(MATE), long(MATE)));
+    }
+  }
   size_t start = line.find_first_not_of(' ', 8);
   if (start == std::string::npos) throw EngineError(config_.name + ": garbage: '" + line + "'");
   size_t end = line.find(' ', start);
@@ -263,7 +285,9 @@ std::string UsiEngine::best_move(const std::string& position_command) {
 
 void UsiPlayer::new_game(uint64_t) { fresh_game_ = true; }
 
-Decision UsiPlayer::decide(const Game& game) {
+namespace {
+
+std::string position_command(const Game& game) {
   std::string cmd = "position sfen " + game.play_start_sfen();
   std::vector<Move> moves = game.play_moves_list();
   if (!moves.empty()) {
@@ -273,6 +297,29 @@ Decision UsiPlayer::decide(const Game& game) {
       cmd += move_to_usi(m, game.position().variant());
     }
   }
+  return cmd;
+}
+
+}  // namespace
+
+std::optional<int> UsiPlayer::evaluate(const Game& game) {
+  try {
+    if (fresh_game_) {
+      engine_.new_game();
+      fresh_game_ = false;
+    }
+    std::optional<int> score;
+    engine_.best_move(position_command(game), score);
+    return score;
+  } catch (const EngineError&) {
+    engine_.stop();
+    fresh_game_ = true;
+    return std::nullopt;
+  }
+}
+
+Decision UsiPlayer::decide(const Game& game) {
+  std::string cmd = position_command(game);
   try {
     if (fresh_game_) {
       engine_.new_game();

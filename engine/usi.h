@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -55,6 +56,9 @@ class UsiEngine {
   void new_game();
   // position + go; returns the bestmove token ("7g7f", "resign", "win").
   std::string best_move(const std::string& position_command);
+  // The same search; also the last score its info lines gave, in centipawns from the mover's
+  // side ("score mate N": +-MATE), nullopt when they gave none.
+  std::string best_move(const std::string& position_command, std::optional<int>& score);
   // position + `go perft depth` (the position set before the clock starts).
   UsiPerft perft(const std::string& sfen, int depth, double timeout = 600);
   const UsiConfig& config() const { return config_; }
@@ -88,6 +92,7 @@ class UsiPlayer : public Player {
   }
   void new_game(uint64_t seed) override;
   Decision decide(const Game& game) override;
+  std::optional<int> evaluate(const Game& game) override;
   int restarts() const { return engine_.starts() > 0 ? engine_.starts() - 1 : 0; }
 
  private:

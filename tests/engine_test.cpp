@@ -271,6 +271,30 @@ UsiConfig script(const std::string& name, std::vector<std::string> args = {}) {
 }
 }  // namespace
 
+// The move-41 score from any engine: a USI engine's last reported score, the built-in's search.
+TEST(Evaluate, UsiScoresAndTheBuiltinSearch) {
+  UsiConfig c;
+  c.name = "scores";
+  c.path = fake("scores.sh");
+  c.args = {"cp -57", "mate 3", "mate -2", "none"};
+  UsiPlayer usi(c);
+  Game game(Position::from_sfen("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+                                RuleSet::Shogi));
+  EXPECT_EQ(usi.evaluate(game), std::optional<int>(-57));
+  EXPECT_EQ(usi.evaluate(game), std::optional<int>(MATE));
+  EXPECT_EQ(usi.evaluate(game), std::optional<int>(-MATE));
+  EXPECT_EQ(usi.evaluate(game), std::nullopt);
+  // The built-in: a material edge shows in its score, from the mover's side.
+  BuiltinPlayer builtin(SearchLimits{2000, 0, 0}, 0);
+  Game up_a_rook(Position::from_sfen(
+      "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", RuleSet::Shogi));
+  std::optional<int> sente = builtin.evaluate(up_a_rook);
+  ASSERT_TRUE(sente);
+  EXPECT_GT(*sente, 300);
+  RandomPlayer random;
+  EXPECT_EQ(random.evaluate(up_a_rook), std::nullopt);
+}
+
 TEST(UsiFaults, CrashIsRetriedThenVoid) {
   UsiPlayer crash(script("crash_on_go.sh"));
   BuiltinPlayer builtin({200, 0, 0}, 0);

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "eval/calibration.h"
 #include "eval/placement_maps.h"
 #include "eval/simulate.h"
 #include "eval/stats.h"
@@ -30,6 +31,43 @@ TEST(KingPairs, IndexingAndMirror) {
   }
   EXPECT_EQ(keys.size(), size_t(KING_PAIRS));
   EXPECT_EQ(pair_key(mirror_pair(pair_index(sente_king_square(0), gote_king_square(0)))), "9f,9d");
+}
+
+// The move-41 scale fitted to results recovers the scale and bias the games were drawn from.
+TEST(Calibration, FitRecoversTheScaleAndBiasOfSimulatedGames) {
+  for (auto [scale, bias] : {std::pair{400.0, 0.2}, std::pair{900.0, -0.3}}) {
+    Rng rng{static_cast<uint64_t>(scale)};
+    EvalCalibration truth{scale, bias};
+    std::vector<std::pair<double, double>> games;
+    for (int i = 0; i < 20000; ++i) {
+      double cp = (rng.uniform() - 0.5) * 3000;
+      games.push_back({cp, rng.uniform() < win_probability(truth, cp) ? 1.0 : 0.0});
+    }
+    EvalCalibration fit = fit_calibration(games);  // from the default 600, 0
+    std::printf("[ calib    ] truth scale %.0f bias %+.2f: fitted %.0f %+.3f (%d games)\n", scale,
+                bias, fit.scale, fit.bias, fit.games);
+    EXPECT_NEAR(fit.scale, scale, scale * 0.06);
+    EXPECT_NEAR(fit.bias, bias, 0.06);
+    EXPECT_EQ(fit.games, 20000);
+    // recalibrate maps a probability made with the default to the fitted one.
+    EvalCalibration start;
+    EXPECT_NEAR(recalibrate(win_probability(start, 300), start, fit), win_probability(fit, 300),
+                1e-9);
+  }
+  // A draw counts half a win: all draws at every cp is log-odds 0 and no slope (the bound).
+  std::vector<std::pair<double, double>> draws;
+  for (int i = 0; i < 500; ++i) draws.push_back({double(i - 250), 0.5});
+  EvalCalibration even = fit_calibration(draws);
+  EXPECT_NEAR(even.bias, 0, 1e-6);
+  EXPECT_EQ(even.scale, 100000);
+  // Too few games, or no spread: the start, unchanged.
+  EXPECT_EQ(fit_calibration({{100, 1}, {-100, 0}}).games, 0);
+  std::vector<std::pair<double, double>> flat(500, {0.0, 1.0});
+  EXPECT_EQ(fit_calibration(flat).scale, 600);
+  // Separable results: the scale stays within its bounds.
+  std::vector<std::pair<double, double>> separable;
+  for (int i = 0; i < 500; ++i) separable.push_back({i % 2 ? 100.0 : -100.0, i % 2 ? 1.0 : 0.0});
+  EXPECT_GE(fit_calibration(separable).scale, 20);
 }
 
 TEST(PlacementMaps, CountsEachSidesDropsBySquareAndKind) {
