@@ -58,8 +58,20 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
                "Torch threads of the forward pass (0: torch's default)")
       .integer("eval_nodes", c.eval_nodes, 0, 100000000,
                "Engine search at move 41 for the evaluation reward (0: none)")
+      .text("eval_engine", c.eval_engine,
+            "Engine of the move-41 evaluation, without a budget (builtin, fairy-stockfish, "
+            "usi:PATH...): eval_nodes is its budget",
+            [](const std::string& v) {
+              if (v.empty() || v.find("nodes=") != std::string::npos ||
+                  v.find("depth=") != std::string::npos || v.find("movetime=") != std::string::npos)
+                throw std::runtime_error("'" + v +
+                                         "': an engine spec without a budget (eval_nodes is it)");
+            })
       .number("eval_scale", c.eval_scale, 1.0, 100000.0,
-              "Centipawns to win probability: 1 / (1 + exp(-cp / scale))")
+              "Centipawns to win probability, 1 / (1 + exp(-(bias + cp / scale))), until fitted")
+      .boolean("eval_fit", c.eval_fit,
+               "Fit scale and bias to each generation's results (played-out games with an "
+               "evaluation) and use them for the next generation")
       .boolean("play_out", c.play_out, "Play each game out (false: the evaluation alone)");
   s.emplace_back("train", "Training of the policy and value heads over a window of games.");
   s.back()

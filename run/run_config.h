@@ -42,7 +42,9 @@ struct RunConfig {
   int shard_games = 64;
   int inference_threads = 1;
   int eval_nodes = 0;  // engine search at move 41 for the evaluation reward; 0: none
-  double eval_scale = 600;
+  std::string eval_engine = "builtin";  // a player spec without a budget
+  double eval_scale = 600;              // until fitted (eval_fit)
+  bool eval_fit = true;  // fit scale and bias to each generation's results for the next one
   bool play_out = true;
   // [train]
   int steps = 100;  // per generation

@@ -87,6 +87,15 @@ std::string file_hash(const fs::path& p) {
   return hex64(net::fnv1a64(bytes.data(), bytes.size()));
 }
 
+json calibration_json(const EvalCalibration& e) {
+  return {{"scale", e.scale}, {"bias", e.bias}, {"games", e.games}, {"log_loss", e.log_loss}};
+}
+
+EvalCalibration calibration_from_json(const json& e) {
+  return {e.at("scale").get<double>(), e.at("bias").get<double>(), e.at("games").get<int>(),
+          e.value("log_loss", 0.0)};
+}
+
 Publication read_publication(const fs::path& p, const RunPaths& paths) {
   json j;
   try {
@@ -97,10 +106,17 @@ Publication read_publication(const fs::path& p, const RunPaths& paths) {
     pub.file = (paths.models() / j.at("file").get<std::string>()).string();
     pub.hash = j.at("hash").get<std::string>();
     pub.best = j.value("best", pub.name);  // publications before gating: their own network
+    if (j.contains("eval_calibration"))
+      pub.calibration = calibration_from_json(j["eval_calibration"]);
     return pub;
   } catch (const json::exception& e) {
     throw std::runtime_error(p.string() + ": not a network publication (" + e.what() + ")");
   }
+}
+
+// The calibration generation g's self-play used: its publication's, else the config's scale.
+EvalCalibration calibration_of(const RunConfig& c, const Publication& pub) {
+  return pub.calibration ? *pub.calibration : EvalCalibration{c.eval_scale, 0, 0, 0};
 }
 
 SelfPlayOptions selfplay_options(const RunConfig& c, int generation, const KingPairTable* table) {
@@ -116,6 +132,7 @@ SelfPlayOptions selfplay_options(const RunConfig& c, int generation, const KingP
   o.playout_threads = c.playout_threads;
   o.max_moves = c.max_moves;
   o.eval_nodes = uint64_t(c.eval_nodes);
+  o.eval_engine = c.eval_engine;
   o.eval_scale = c.eval_scale;
   o.play_out = c.play_out;
   return o;
@@ -138,7 +155,7 @@ void init_run(const RunConfig& c) {
     init.save(paths.checkpoint(0).string(), 0);
   }
   if (!fs::exists(paths.publication(0)))
-    publish(paths, 0, {gen_name(0), true, "the first network"});
+    publish(paths, 0, {gen_name(0), true, "the first network", std::nullopt});
 }
 
 RunConfig load_run(const std::string& dir, const std::vector<std::string>& overrides) {
@@ -166,16 +183,19 @@ Publication publish(const RunPaths& paths, int g, const Selection& selection) {
   fs::path file = paths.models() / (selection.best + ".ckpt");
   pub.file = file.string();
   pub.hash = file_hash(file);
-  std::string text = json{{"generation", g},
-                          {"name", pub.name},
-                          {"file", file.filename().string()},
-                          {"hash", pub.hash},
-                          {"best", selection.best},
-                          {"candidate", pub.name},
-                          {"accepted", selection.accepted},
-                          {"why", selection.why}}
-                         .dump() +
-                     "\n";
+  json j = {{"generation", g},
+            {"name", pub.name},
+            {"file", file.filename().string()},
+            {"hash", pub.hash},
+            {"best", selection.best},
+            {"candidate", pub.name},
+            {"accepted", selection.accepted},
+            {"why", selection.why}};
+  if (selection.calibration) {
+    pub.calibration = selection.calibration;
+    j["eval_calibration"] = calibration_json(*selection.calibration);
+  }
+  std::string text = j.dump() + "\n";
   write_file_atomically(paths.publication(g).string(), text);
   std::optional<Publication> newest = newest_publication(paths);
   if (!newest || newest->generation <= g) write_file_atomically(paths.latest().string(), text);
@@ -272,6 +292,9 @@ void run_selfplay(const RunConfig& c, const RunPaths& paths, int g, const KingPa
         net::Evaluator evaluator = net::Evaluator::from_checkpoint(pub.file, eo);
         SelfPlayOptions o = selfplay_options(c, g, table);
         o.worker = w;
+        EvalCalibration calibration = calibration_of(c, pub);
+        o.eval_scale = calibration.scale;
+        o.eval_bias = calibration.bias;
         SelfPlayGenerator gen(evaluator, o);
         test_point("start");
         uint64_t last_dec = 0, last_pass = 0, last_pos = 0;
@@ -659,6 +682,23 @@ void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const K
     line["accepted"] = accepted;
     line["best"] = accepted ? gen_name(g + 1) : current.best;
     line["why"] = why;
+    if (c.eval_fit && c.eval_nodes > 0 && c.play_out) {
+      // The move-41 evaluation against what the play-outs decided: its scale and bias, for the
+      // next generation. Games decided by the ruling at move 41 have no evaluation to fit.
+      const EvalCalibration used = calibration_of(c, current);
+      std::vector<std::pair<double, double>> data;
+      for (const GameRow& game : games)
+        if (game.sente_eval > 0 && game.sente_eval < 1 && scored(game.winner) &&
+            game.reason != Reason::Ruling41) {
+          double p = game.sente_eval;
+          data.push_back(
+              {(std::log(p / (1 - p)) - used.bias) * used.scale, score_of(game.winner, BLACK)});
+        }
+      EvalCalibration fit = fit_calibration(data, used);
+      line["eval_calibration"] = calibration_json(fit);
+      std::fprintf(stderr, "move-41 evaluation fitted to %d results: scale %.0f, bias %+.3f\n",
+                   fit.games, fit.scale, fit.bias);
+    }
     if (c.strength.games > 0) {
       double t3 = now_seconds();
       if (g == 0) line["strength_start"] = measure(c, paths, 0, table);
@@ -668,7 +708,9 @@ void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const K
     append_line(paths.generations(), line.dump());
   }
   Selection selection{line.value("best", gen_name(g + 1)), line.value("accepted", true),
-                      line.value("why", std::string())};
+                      line.value("why", std::string()), current.calibration};
+  if (line.contains("eval_calibration"))
+    selection.calibration = calibration_from_json(line["eval_calibration"]);
   Publication pub = publish(paths, g + 1, selection);
   std::fprintf(stderr,
                "%s: Sente %.3f, ruling41 %.3f, %.1f moves, stacks %.3f/%.3f; %s %s; published %s "

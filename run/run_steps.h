@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/calibration.h"
 #include "io/clock.h"
 #include "io/file_lock.h"
 #include "io/progress.h"
@@ -51,6 +52,9 @@ struct Publication {
   std::string file;  // path of the checkpoint self-play uses: the best network so far
   std::string hash;  // FNV-1a 64 of the checkpoint file's bytes, 16 hex digits
   std::string best;  // the generation whose network that is (gen-NNNN)
+  // The move-41 evaluation's calibration for this generation's self-play (fitted to the games
+  // before it); none: the config's eval_scale, bias 0.
+  std::optional<EvalCalibration> calibration;
 };
 
 // What a generation's self-play uses: its own candidate, or the best before it.
@@ -58,6 +62,7 @@ struct Selection {
   std::string best;  // gen-NNNN
   bool accepted = true;
   std::string why;
+  std::optional<EvalCalibration> calibration;
 };
 
 void append_line(const std::filesystem::path& p, const std::string& line);

@@ -61,6 +61,10 @@ KingPlacers table_or_uniform_kings(const SelfPlayOptions& options) {
 
 namespace {
 
+std::string eval_spec(const SelfPlayOptions& o) {
+  return o.eval_engine + ":nodes=" + std::to_string(o.eval_nodes);
+}
+
 EnginePool::Factory playout_players(const SelfPlayOptions& o) {
   return [spec = o.playout, rules = o.rules, engines = default_engines()] {
     return make_player(spec, engines, rules);
@@ -124,11 +128,13 @@ void run_parallel(int threads, const std::function<void(int)>& work) {
 
 void SelfPlayGenerator::evaluate_batch(std::vector<Slot>& slots) {
   int threads = std::max(1, std::min<int>(options_.playout_threads, int(slots.size())));
-  while (eval_searchers_.size() < size_t(threads))
-    eval_searchers_.push_back(std::make_unique<Searcher>(SearchOptions{0, 0, 14}));
+  while (evaluators_.size() < size_t(threads)) {  // made and started here: a failure throws here
+    evaluators_.push_back(make_player(eval_spec(options_), default_engines(), options_.rules));
+    evaluators_.back()->prepare();
+  }
   std::atomic<size_t> next{0};
   run_parallel(threads, [&](int t) {
-    Searcher& searcher = *eval_searchers_[size_t(t)];
+    Player& engine = *evaluators_[size_t(t)];
     for (size_t i; !stop_requested() && (i = next++) < slots.size();) {
       Slot& s = slots[i];
       if (s.game.over()) {  // decided by the move-41 ruling
@@ -137,11 +143,12 @@ void SelfPlayGenerator::evaluate_batch(std::vector<Slot>& slots) {
                                                          : 0.5f;
         continue;
       }
-      Position pos = s.game.position();
-      searcher.clear();
-      SearchResult r = searcher.search(pos, SearchLimits{options_.eval_nodes, 0, 0});
-      double cp = pos.side_to_move() == BLACK ? r.score : -r.score;
-      s.sente_eval = float(1.0 / (1.0 + std::exp(-cp / options_.eval_scale)));
+      engine.new_game(Rng::derive(s.seed, 41));
+      std::optional<int> score = engine.evaluate(s.game);
+      if (!score) continue;  // the engine failed: no evaluation for this game (-1)
+      double cp = s.game.position().side_to_move() == BLACK ? *score : -*score;
+      s.sente_eval =
+          float(1.0 / (1.0 + std::exp(-(options_.eval_bias + cp / options_.eval_scale))));
     }
   });
 }

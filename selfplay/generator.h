@@ -40,9 +40,14 @@ struct SelfPlayOptions {
   int playout_threads = 1;
   int max_moves = 320;
   // An engine search of this many nodes at move 41 gives each game Sente's win probability,
-  // 1 / (1 + exp(-cp / eval_scale)): a lower-variance training signal than the result. 0: none.
+  // 1 / (1 + exp(-(eval_bias + cp / eval_scale))): a lower-variance training signal than the
+  // result. 0: none. The engine: any player spec without a budget (builtin, fairy-stockfish,
+  // usi:PATH); each game's evaluation starts from a fresh engine state (new_game with its seed),
+  // so it does not depend on which thread evaluated what before.
   uint64_t eval_nodes = 0;
+  std::string eval_engine = "builtin";
   double eval_scale = 600;
+  double eval_bias = 0;
   bool play_out = true;  // false: no play-out (the games then carry the evaluation alone)
   // When set, replaces the play-out: the result of each placed game (tests and experiments).
   std::function<Winner(const Position& placed)> judge;
@@ -96,9 +101,9 @@ class SelfPlayGenerator {
   // What the self-play constructor made; empty when the placers are the caller's.
   std::unique_ptr<Placer> own_network_;
   KingPlacers own_kings_;
-  // Kept across batches: play-out engines start once, move-41 searchers allocate once.
+  // Kept across batches: play-out and move-41 engines start once.
   EnginePool playout_;
-  std::vector<std::unique_ptr<Searcher>> eval_searchers_;
+  std::vector<std::unique_ptr<Player>> evaluators_;
   SelfPlayStats stats_;
 };
 

@@ -70,4 +70,24 @@ grep -q 'rejected' "$dir/gate/report.html" || fail "the report does not show the
   --gating.rule always >/dev/null 2>"$dir/err" || fail "pipeline: $(tail -5 "$dir/err")"
 grep -q '"accepted":true' "$dir/always/models/gen-0001.json" || fail "rule always rejected"
 grep -q '"best":"gen-0001"' "$dir/always/models/gen-0001.json" || fail "rule always kept gen-0000"
+# The move-41 evaluation from a USI engine (Debian's Fairy-Stockfish), its scale and bias fitted
+# to the generation's results and published for the next generation's self-play.
+if command -v /usr/games/fairy-stockfish >/dev/null || command -v fairy-stockfish >/dev/null; then
+  "$bin" pipeline --dir "$dir/fit" --generations 1 --network.channels 8 --network.blocks 1 \
+    --selfplay.games 160 --selfplay.playout builtin:nodes=40 --selfplay.eval-nodes 300 \
+    --selfplay.eval-engine fairy-stockfish --train.steps 2 >/dev/null 2>"$dir/err" ||
+    fail "pipeline: $(tail -5 "$dir/err")"
+  grep -q 'move-41 evaluation fitted to [0-9]* results: scale [0-9]*' "$dir/err" ||
+    fail "no fit: $(grep -i fitted "$dir/err")"
+  /usr/bin/python3 - "$dir/fit" <<'PY'
+import json, sys
+line = json.loads(open(sys.argv[1] + "/generations.jsonl").readline())
+fit = line["eval_calibration"]
+assert fit["games"] >= 100 and 20 <= fit["scale"] <= 100000, fit
+pub = json.load(open(sys.argv[1] + "/models/gen-0001.json"))
+assert pub["eval_calibration"] == fit, (pub, fit)
+PY
+else
+  echo "strength_gate: no fairy-stockfish, the USI evaluation part skipped"
+fi
 echo "strength_gate: OK"
