@@ -15,12 +15,21 @@
 
 namespace fuseki {
 
+// One entry of a search's improved policy: a drop it evaluated and the probability it gives it.
+struct PolicyTarget {
+  int16_t action = 0;  // policy index (net/encode.h)
+  float prob = 0;
+};
+
 // The training row of a drop chosen by a policy (uniform drops have none).
 struct PlacementDecision {
   int16_t action = 0;  // policy index of the drop (net/encode.h)
   int16_t legal = 0;   // number of legal drops
   float prob = 0;      // probability the placer's policy gave the drop
   float value = 0;     // the placer's value for the mover before the drop, in [-1, 1]
+  // A searching placer's improved policy over the drops it evaluated; the mass they leave
+  // (1 - sum) belongs to the other legal drops. Empty for a plain policy.
+  std::vector<PolicyTarget> target;
 };
 
 // One game's turn to drop: its side to move drops, drawing from the game's placement stream.

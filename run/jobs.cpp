@@ -36,15 +36,22 @@ int run_pipeline(const std::string& config_path, const std::vector<std::string>&
   std::unique_ptr<KingPairTable> table = king_table_of(c);
   std::vector<int> all(size_t(c.workers));
   for (int w = 0; w < c.workers; ++w) all[size_t(w)] = w;
-  for (int g = 0; g < c.generations; ++g) {
+  const double started = now_seconds();
+  int reached = 0;
+  for (int g = 0; g < c.generations; ++g, reached = g) {
     if (fs::exists(paths.publication(g + 1))) continue;  // finished before an interruption
     double t0 = now_seconds();
+    if (c.minutes > 0 && t0 - started >= 60 * c.minutes) {
+      std::cout << "pipeline: run.minutes = " << c.minutes << " reached, stopping before "
+                << gen_name(g) << "'s self-play\n";
+      break;
+    }
     run_selfplay(c, paths, g, table.get(), all, c.workers);
     finish_generation(c, paths, g, table.get(), now_seconds() - t0);
   }
   write_report(paths);
-  std::cout << "pipeline: " << c.generations << " generations in " << paths.root.string()
-            << ", newest network " << paths.checkpoint(c.generations).string() << ", report "
+  std::cout << "pipeline: " << reached << " generations in " << paths.root.string()
+            << ", newest network " << paths.checkpoint(reached).string() << ", report "
             << (paths.root / "report.html").string() << "\n";
   return 0;
 }

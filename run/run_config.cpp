@@ -4,6 +4,7 @@
 
 #include "eval/king_pairs.h"
 #include "io/options.h"
+#include "net/encode.h"
 #include "net/net_config.h"
 #include "rules/ruleset.h"
 #include "selfplay/king_table.h"
@@ -28,6 +29,8 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
           [&c](const std::string& v) { c.rules = rule_set_or_throw(v); },
           [&c] { return std::string(rule_info(c.rules).name); })
       .integer("generations", c.generations, 0, 100000, "Generations to reach")
+      .number("minutes", c.minutes, 0.0, 1e7,
+              "pipeline: no new generation starts after this many minutes of the process (0: none)")
       .text("device", c.device, "cpu, cuda, cuda:N or auto, for inference and training")
       .choice("precision", c.precision, {"fp32", "bf16", "fp16"},
               "Self-play and gating inference precision (fp16: CUDA only)");
@@ -42,7 +45,16 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
       .integer("games", c.games, 1, 100000000, "Games per generation")
       .integer("workers", c.workers, 1, 1024, "Self-play workers sharing a generation")
       .integer("batch", c.batch, 1, 65536, "Games placed together (one forward pass per ply)")
-      .number("temperature", c.temperature, 0.0, 100.0, "Placement sampling temperature")
+      .number("temperature", c.temperature, 0.0, 100.0,
+              "Placement sampling temperature (placer \"policy\")")
+      .choice("placer", c.placer, {"policy", "gumbel"},
+              "policy: drops sampled from the policy; gumbel: a Gumbel top-k search over the "
+              "drops with the value head one ply deep (two forward passes per ply)")
+      .integer("search_k", c.search_k, 1, net::kPolicySize,
+               "gumbel: candidate drops evaluated per decision")
+      .number("search_c_visit", c.search_c_visit, 0.0, 1e6,
+              "gumbel: sigma(q) = (c_visit + 1) * c_scale * (q + 1) / 2")
+      .number("search_c_scale", c.search_c_scale, 0.0, 1e6, "gumbel: see search_c_visit")
       .choice("kings", c.kings, {"uniform", "table", "network"},
               "Where Balance's kings and side choice come from")
       .path("king_table", c.king_table, "king_pair_table/1 JSON for kings = \"table\"")
@@ -66,10 +78,14 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
       .number("learning_rate", c.learning_rate, 0.0, 10.0, "Adam learning rate")
       .number("weight_decay", c.weight_decay, 0.0, 10.0, "Adam weight decay")
       .number("value_weight", c.value_weight, 0.0, 1000.0, "Weight of the value loss")
-      .number("entropy_weight", c.entropy_weight, 0.0, 1000.0, "Weight of the entropy bonus")
+      .number("entropy_weight", c.entropy_weight, 0.0, 1000.0,
+              "Weight of the entropy bonus (policy_gradient)")
       .integer("window_games", c.window_games, 1, 100000000, "Newest games trained on")
       .integer("threads", c.train_threads, 0, 1024, "Torch threads (0: torch's default)")
       .integer("log_every", c.log_every, 1, 1000000, "Steps between metrics lines")
+      .choice("target", c.train_target, {"policy_gradient", "search"},
+              "policy_gradient: the reward times log pi of the drop played; search: "
+              "cross-entropy toward the search's improved policy (selfplay.placer = \"gumbel\")")
       .choice("reward", c.reward, {"result", "eval", "mix"},
               "Training signal: the game result, the move-41 evaluation, or a mix")
       .number("reward_mix", c.reward_mix, 0.0, 1.0, "Weight of the evaluation in \"mix\"")
@@ -104,6 +120,11 @@ RunConfig load_run_config(const std::string& path, const std::vector<std::string
     fail("gating.score", "'eval' needs selfplay.eval_nodes > 0");
   if (c.reward != "result" && c.eval_nodes == 0)
     fail("train.reward", "'" + c.reward + "' needs selfplay.eval_nodes > 0");
+  if (c.train_target == "search" && c.placer != "gumbel")
+    fail("train.target",
+         "'search' trains toward a search's improved policy: it needs selfplay.placer = "
+         "\"gumbel\", not \"" +
+             c.placer + "\"");
   if (c.strength.games > 0) strength_references(c.strength.references);  // throws naming one
   if (c.reward != "eval" && !c.play_out)
     fail("train.reward", "'" + c.reward + "' needs game results: selfplay.play_out = true");

@@ -22,6 +22,7 @@ struct RunConfig {
   uint64_t seed = 1;
   RuleSet rules = RuleSet::Balance;
   int generations = 2;
+  double minutes = 0;  // no new generation starts after this much wall-clock time; 0: no limit
   std::string device = "cpu";
   std::string precision = "fp32";  // of self-play and gating inference: fp32 | bf16 | fp16 (CUDA)
   // [network]
@@ -33,6 +34,10 @@ struct RunConfig {
   int workers = 1;
   int batch = 64;
   double temperature = 1.0;
+  std::string placer = "policy";  // policy | gumbel (a search with the value head)
+  int search_k = 16;
+  double search_c_visit = 50;
+  double search_c_scale = 1.0;
   std::string kings = "uniform";  // uniform | table | network
   std::string king_table;
   int king_band = kKingBand;
@@ -54,7 +59,8 @@ struct RunConfig {
   int window_games = 20000;
   int train_threads = 0;
   int log_every = 10;
-  std::string reward = "result";  // result | eval | mix
+  std::string train_target = "policy_gradient";  // policy_gradient | search
+  std::string reward = "result";                 // result | eval | mix
   double reward_mix = 0.5;
   std::string train_precision = "fp32";  // fp32 | bf16 (autocast)
   // [gating]

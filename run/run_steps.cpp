@@ -47,14 +47,18 @@ void append_line(const fs::path& p, const std::string& line) {
 namespace {
 
 // Settings that change where and how fast a run computes, not what it computes.
-const std::set<std::string> kResourceKeys = {"run.device", "run.generations",
+const std::set<std::string> kResourceKeys = {"run.device",
+                                             "run.generations",
+                                             "run.minutes",
                                              "selfplay.playout_threads",
-                                             "selfplay.inference_threads", "train.threads"};
+                                             "selfplay.inference_threads",
+                                             "train.threads"};
 
 RunConfig without_resources(RunConfig c) {
   RunConfig d;
   c.device = d.device;
   c.generations = d.generations;
+  c.minutes = d.minutes;
   c.playout_threads = d.playout_threads;
   c.inference_threads = d.inference_threads;
   c.train_threads = d.train_threads;
@@ -71,6 +75,7 @@ TrainOptions train_options(const RunConfig& c) {
   o.device = c.device;
   o.threads = c.train_threads;
   o.precision = c.train_precision;
+  o.target = c.train_target == "search" ? TrainTarget::Search : TrainTarget::PolicyGradient;
   return o;
 }
 
@@ -107,6 +112,8 @@ SelfPlayOptions selfplay_options(const RunConfig& c, int generation, const KingP
   o.seed = Rng::derive(c.seed, 1000 + uint64_t(generation));  // each generation its own games
   o.batch = c.batch;
   o.temperature = c.temperature;
+  if (c.placer == "gumbel")
+    o.search = GumbelOptions{c.search_k, c.search_c_visit, c.search_c_scale};
   o.kings = *parse_king_source(c.kings);
   o.table = table;
   o.king_band = c.king_band;
@@ -347,7 +354,7 @@ nlohmann::json run_training(const RunConfig& c, const RunPaths& paths, int g) {
   RewardMode mode = c.reward == "eval"  ? RewardMode::Eval
                     : c.reward == "mix" ? RewardMode::Mix
                                         : RewardMode::Result;
-  TrainingWindow window(mode, c.reward_mix);
+  TrainingWindow window(mode, c.reward_mix, o.target == TrainTarget::Search);
   window.load(shards, c.window_games);
   Progress progress("train " + gen_name(g + 1), target - std::min(trainer.steps(), target));
   json last;
@@ -392,6 +399,7 @@ nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
   eo.threads = c.inference_threads;
   eo.precision = c.precision;
   SelfPlayOptions o = selfplay_options(c, 0, table);
+  o.search.reset();  // a match measures the policy network itself
   o.seed = seed;
   o.worker = 0;
   o.temperature = c.gating_temperature;

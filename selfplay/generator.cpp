@@ -71,7 +71,10 @@ EnginePool::Factory playout_players(const SelfPlayOptions& o) {
 
 SelfPlayGenerator::SelfPlayGenerator(net::Evaluator& network, SelfPlayOptions options)
     : options_(std::move(options)), playout_(playout_players(options_)) {
-  own_network_ = std::make_unique<NetworkPlacer>(network, options_.temperature);
+  if (options_.search)
+    own_network_ = std::make_unique<GumbelPlacer>(network, *options_.search);
+  else
+    own_network_ = std::make_unique<NetworkPlacer>(network, options_.temperature);
   placers_.side[BLACK] = placers_.side[WHITE] = own_network_.get();
   if (options_.kings == KingSource::Network) {
     // The same placer object for the kings: its games of any ply share one forward pass.
@@ -102,7 +105,8 @@ void SelfPlayGenerator::place_batch(std::vector<Slot>& slots) {
   place_games(games, placers_,
               [&](size_t i, const Position& pos, Move m, const PlacementDecision& d) {
                 slots[i].out.decisions.push_back({0, int16_t(pos.ply()), int8_t(pos.side_to_move()),
-                                                  d.action, uint16_t(m), d.legal, d.prob, d.value});
+                                                  d.action, uint16_t(m), d.legal, d.prob, d.value,
+                                                  d.target});
                 ++stats_.decisions;
               });
   PassCount after = passes_of(placers_);

@@ -16,6 +16,7 @@
 #include "engine/placer.h"
 #include "engine/search.h"
 #include "net/evaluator.h"
+#include "selfplay/gumbel_placer.h"
 #include "selfplay/journal.h"
 #include "selfplay/king_table.h"
 
@@ -32,6 +33,9 @@ struct SelfPlayOptions {
   int worker = 0;            // game seeds derive from (seed, worker, game index)
   int batch = 64;            // games stepped together
   double temperature = 1.0;  // the network placers' (self-play's, a match's)
+  // Self-play's drops by a Gumbel search with the value head (the temperature then unused);
+  // unset: sampled from the policy.
+  std::optional<GumbelOptions> search;
   // Balance's kings and side choice in self-play (a match's kings never come from a network).
   KingSource kings = KingSource::Uniform;
   const KingPairTable* table = nullptr;  // for KingSource::Table
@@ -66,8 +70,8 @@ KingPlacers table_or_uniform_kings(const SelfPlayOptions& options);
 
 class SelfPlayGenerator {
  public:
-  // Self-play: the network places both sides' drops, and the kings and the side choice as
-  // options.kings says.
+  // Self-play: the network places both sides' drops (searching when options.search is set), and
+  // the kings and the side choice as options.kings says.
   SelfPlayGenerator(net::Evaluator& network, SelfPlayOptions options);
   // Any placers (a match, uniform or table games); they outlive the generator.
   SelfPlayGenerator(const Placers& placers, SelfPlayOptions options);

@@ -24,8 +24,15 @@ std::string record_line(const PlayedGame& g) {
 
 std::string journal_line(const PlayedGame& g) {
   json d = json::array();
-  for (const DecisionRow& r : g.decisions)
-    d.push_back({r.ply, r.mover, r.action, r.move, r.legal, r.prob, r.value});
+  for (const DecisionRow& r : g.decisions) {
+    json row = {r.ply, r.mover, r.action, r.move, r.legal, r.prob, r.value};
+    if (!r.target.empty()) {
+      json t = json::array();
+      for (const PolicyTarget& e : r.target) t.push_back({e.action, e.prob});
+      row.push_back(t);  // a search's improved policy: [[action, prob], ...]
+    }
+    d.push_back(row);
+  }
   const GameRow& w = g.row;
   json j = {{"index", g.index},         {"seed", w.seed},
             {"rules", w.rules},         {"winner", code(w.winner)},
@@ -58,10 +65,16 @@ bool parse_journal_line(const std::string& line, PlayedGame& g) {
     w.shapes = j.at("shapes").get<uint8_t>();
     w.sente_eval = j.value("ev", -1.0f);
     w.record = j.at("record").get<std::string>();
-    for (const json& r : j.at("d"))
+    for (const json& r : j.at("d")) {
+      std::vector<PolicyTarget> target;
+      if (r.size() > 7)
+        for (const json& e : r.at(7))
+          target.push_back({e.at(0).get<int16_t>(), e.at(1).get<float>()});
       g.decisions.push_back({0, r.at(0).get<int16_t>(), r.at(1).get<int8_t>(),
                              r.at(2).get<int16_t>(), r.at(3).get<uint16_t>(),
-                             r.at(4).get<int16_t>(), r.at(5).get<float>(), r.at(6).get<float>()});
+                             r.at(4).get<int16_t>(), r.at(5).get<float>(), r.at(6).get<float>(),
+                             std::move(target)});
+    }
     return true;
   } catch (const json::exception&) {
     return false;

@@ -7,6 +7,14 @@
 
 namespace fuseki {
 
+std::vector<net::Evaluation> counted_pass(net::Evaluator& network,
+                                          std::span<const Position* const> batch,
+                                          PassCount& count) {
+  ++count.passes;
+  count.positions += batch.size();
+  return network.evaluate(batch);
+}
+
 namespace {
 
 // One forward pass over the requests' positions.
@@ -15,9 +23,7 @@ std::vector<net::Evaluation> evaluate(net::Evaluator& network, std::span<Request
                                       PassCount& count) {
   std::vector<const Position*> batch;
   for (const Request& r : requests) batch.push_back(r.position);
-  ++count.passes;
-  count.positions += batch.size();
-  return network.evaluate(batch);
+  return counted_pass(network, batch, count);
 }
 
 }  // namespace
@@ -32,9 +38,11 @@ void NetworkPlacer::place(std::span<PlacementRequest> requests) {
     int action = net::policy_index(pos, r.move);
     MoveList legal;
     generate_legal(pos, legal);
-    r.decision =
-        PlacementDecision{int16_t(action), int16_t(legal.size),
-                          action >= 0 ? evals[i].policy[size_t(action)] : 0.0f, evals[i].value};
+    r.decision = PlacementDecision{int16_t(action),
+                                   int16_t(legal.size),
+                                   action >= 0 ? evals[i].policy[size_t(action)] : 0.0f,
+                                   evals[i].value,
+                                   {}};
   }
 }
 

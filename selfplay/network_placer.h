@@ -2,12 +2,18 @@
 // requests of a call.
 #pragma once
 
+#include <span>
 #include <string>
+#include <vector>
 
 #include "engine/placer.h"
 #include "net/evaluator.h"
 
 namespace fuseki {
+
+// One forward pass over `batch`, counted in `count`.
+std::vector<net::Evaluation> counted_pass(net::Evaluator& network,
+                                          std::span<const Position* const> batch, PassCount& count);
 
 // Samples each drop from the masked policy at `temperature` (net/sample.h) and keeps the
 // decision row the trainer learns from.

@@ -235,6 +235,22 @@ void write_shard(const std::string& path, const Shard& shard) {
         dec.id, "prob", d, [](const DecisionRow& r) { return r.prob; }, tmp);
     write_column<float, DecisionRow>(
         dec.id, "value", d, [](const DecisionRow& r) { return r.value; }, tmp);
+
+    // The search targets, flat: one row per (decision, evaluated drop), in decision order.
+    struct TargetRow {
+      int32_t decision;
+      PolicyTarget entry;
+    };
+    std::vector<TargetRow> t;
+    for (size_t i = 0; i < d.size(); ++i)
+      for (const PolicyTarget& e : d[i].target) t.push_back({int32_t(i), e});
+    Handle targets(H5Gcreate2(file.id, "targets", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    write_column<int32_t, TargetRow>(
+        targets.id, "decision", t, [](const TargetRow& r) { return r.decision; }, tmp);
+    write_column<int16_t, TargetRow>(
+        targets.id, "action", t, [](const TargetRow& r) { return r.entry.action; }, tmp);
+    write_column<float, TargetRow>(
+        targets.id, "prob", t, [](const TargetRow& r) { return r.entry.prob; }, tmp);
     if (H5Fflush(file.id, H5F_SCOPE_GLOBAL) < 0) throw ShardError(tmp + ": cannot flush");
   }
   try {
@@ -265,9 +281,9 @@ Shard read_shard(const std::string& path) {
     if (attr.id < 0 || H5Aread(attr.id, H5T_NATIVE_INT64, &version) < 0)
       throw ShardError(path + ": shard has no format version");
   }
-  if (version != SHARD_FORMAT_VERSION)
+  if (version < 1 || version > SHARD_FORMAT_VERSION)
     throw ShardError(path + ": shard format version " + std::to_string(version) +
-                     ", this program reads " + std::to_string(SHARD_FORMAT_VERSION));
+                     ", this program reads 1 to " + std::to_string(SHARD_FORMAT_VERSION));
   s.attributes["version"] = std::to_string(version);
 
   Handle games(H5Gopen2(file.id, "games", H5P_DEFAULT), H5Gclose);
@@ -319,7 +335,21 @@ Shard read_shard(const std::string& path) {
   for (size_t i = 0; i < m; ++i) {
     if (game[i] < 0 || size_t(game[i]) >= n)
       throw ShardError(path + ": decision " + std::to_string(i) + " names no game");
-    s.decisions[i] = {game[i], ply[i], mover[i], action[i], move[i], legal[i], prob[i], value[i]};
+    s.decisions[i] = {game[i],  ply[i],  mover[i], action[i], move[i],
+                      legal[i], prob[i], value[i], {}};
+  }
+  if (version < 2) return s;  // before search targets
+  Handle targets(H5Gopen2(file.id, "targets", H5P_DEFAULT), H5Gclose);
+  if (targets.id < 0) throw ShardError(path + ": not a fusekilab shard (no group targets)");
+  auto t_decision = read_column<int32_t>(targets.id, "decision", path);
+  auto t_action = read_column<int16_t>(targets.id, "action", path);
+  auto t_prob = read_column<float>(targets.id, "prob", path);
+  if (t_action.size() != t_decision.size() || t_prob.size() != t_decision.size())
+    throw ShardError(path + ": target columns differ in length");
+  for (size_t i = 0; i < t_decision.size(); ++i) {
+    if (t_decision[i] < 0 || size_t(t_decision[i]) >= m)
+      throw ShardError(path + ": target " + std::to_string(i) + " names no decision");
+    s.decisions[size_t(t_decision[i])].target.push_back({t_action[i], t_prob[i]});
   }
   return s;
 }

@@ -10,10 +10,12 @@
 #include <vector>
 
 #include "engine/outcome.h"
+#include "engine/placer.h"
 
 namespace fuseki {
 
-constexpr int SHARD_FORMAT_VERSION = 1;
+// 2 added the search targets (group "targets"); version-1 shards are read with none.
+constexpr int SHARD_FORMAT_VERSION = 2;
 
 // One placement decision: the mover chose `action` (policy index) among `legal` drops.
 struct DecisionRow {
@@ -25,6 +27,7 @@ struct DecisionRow {
   int16_t legal = 0;   // number of legal drops
   float prob = 0;      // probability the behaviour policy gave the drop
   float value = 0;     // the network's value for the mover before the drop, in [-1, 1]
+  std::vector<PolicyTarget> target;  // a searching placer's improved policy (engine/placer.h)
 };
 
 // One game: its seed, result and record.

@@ -59,4 +59,10 @@ expect_error "--band: value 0 out of range [1, 1296]" "$bin" eval table --band 0
 expect_error "--rules: 'shogi' is not a Balance rule set" "$bin" eval table --rules shogi
 expect_error "--selfplay.temperature: 'hot' is not a number" "$bin" pipeline --selfplay.temperature hot
 expect_error "--threads: value 0 out of range" "$bin" eval first-move --threads 0
+# Search targets come from a searching placer only.
+expect_error "train.target: 'search' trains toward a search's improved policy: it needs selfplay.placer = \"gumbel\", not \"policy\"" \
+  "$bin" pipeline --run.dir "$dir/search" --selfplay.placer policy --train.target search
+[ ! -e "$dir/search" ] || fail "pipeline made $dir/search for a refused config"
+expect_error "selfplay.placer" "$bin" pipeline --selfplay.placer mcts
+expect_error "--selfplay.search-k: value 0 out of range" "$bin" pipeline --selfplay.search-k 0
 echo "config_cli: OK"

@@ -2,6 +2,7 @@
 #include "selfplay/shard.h"
 
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,9 +40,20 @@ Shard sample() {
     row.record = "K*5i K*5a choose:gote P*7g game " + std::to_string(g);
     s.games.push_back(row);
     for (int p = 2; p < 40; ++p)
-      s.decisions.push_back({g, int16_t(p), int8_t(p % 2), int16_t(p * 7), uint16_t(p * 11),
-                             int16_t(200 - p), 0.25f, -0.5f});
+      s.decisions.push_back({g,
+                             int16_t(p),
+                             int8_t(p % 2),
+                             int16_t(p * 7),
+                             uint16_t(p * 11),
+                             int16_t(200 - p),
+                             0.25f,
+                             -0.5f,
+                             {}});
   }
+  // Search targets on some decisions (a searching placer's), none on the others.
+  for (size_t i = 0; i < s.decisions.size(); i += 3)
+    for (int k = 0; k < 1 + int(i % 5); ++k)
+      s.decisions[i].target.push_back({int16_t(k * 13 + int(i % 7)), 0.1f * float(k + 1)});
   return s;
 }
 
@@ -78,7 +90,40 @@ TEST(Shard, RoundTripAndNoTemporaryLeft) {
     EXPECT_EQ(r.decisions[i].action, s.decisions[i].action);
     EXPECT_EQ(r.decisions[i].move, s.decisions[i].move);
     EXPECT_FLOAT_EQ(r.decisions[i].prob, s.decisions[i].prob);
+    ASSERT_EQ(r.decisions[i].target.size(), s.decisions[i].target.size()) << i;
+    for (size_t k = 0; k < s.decisions[i].target.size(); ++k) {
+      EXPECT_EQ(r.decisions[i].target[k].action, s.decisions[i].target[k].action);
+      EXPECT_FLOAT_EQ(r.decisions[i].target[k].prob, s.decisions[i].target[k].prob);
+    }
   }
+  fs::remove_all(dir);
+}
+
+// A version-1 shard (before search targets): this one written, then made what version 1 wrote
+// (no targets group, version 1). Read with its decisions and no targets; version 3 is refused.
+TEST(Shard, ReadsVersionOneShards) {
+  fs::path dir = temp_dir();
+  fs::path p = dir / "v1.h5";
+  write_shard(p.string(), sample());
+  auto set_version = [&](int64_t v, bool drop_targets) {
+    hid_t f = H5Fopen(p.string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    if (drop_targets) {
+      ASSERT_GE(H5Ldelete(f, "targets", H5P_DEFAULT), 0);
+    }
+    hid_t a = H5Aopen(f, "version", H5P_DEFAULT);
+    ASSERT_GE(H5Awrite(a, H5T_NATIVE_INT64, &v), 0);
+    H5Aclose(a);
+    H5Fclose(f);
+  };
+  set_version(1, true);
+  Shard r = read_shard(p.string());
+  EXPECT_EQ(r.attributes["version"], "1");
+  ASSERT_EQ(r.decisions.size(), sample().decisions.size());
+  for (const DecisionRow& d : r.decisions) EXPECT_TRUE(d.target.empty());
+  EXPECT_EQ(r.decisions[5].action, sample().decisions[5].action);
+  set_version(3, false);
+  expect_error(p, "shard format version 3");
   fs::remove_all(dir);
 }
 
@@ -117,12 +162,13 @@ TEST(Shard, ReadableWithPythonH5py) {
       "f=h5py.File(sys.argv[1],'r')\n"
       "assert f.attrs['format'].decode() if isinstance(f.attrs['format'],bytes) else "
       "f.attrs['format']\n"
-      "assert int(f.attrs['version'])==1\n"
-      "g=f['games']; d=f['decisions']\n"
+      "assert int(f.attrs['version'])==2\n"
+      "g=f['games']; d=f['decisions']; t=f['targets']\n"
       "assert len(g['seed'])==3 and list(g['seed'][:])==[1000,1001,1002]\n"
       "r=g['record'][0]; r=r.decode() if isinstance(r,bytes) else r\n"
       "assert r.startswith('K*5i K*5a choose:gote'), r\n"
       "assert len(d['action'])==3*38 and int(d['action'][0])==14\n"
+      "assert int(t['decision'][0])==0 and int(t['action'][0])==0 and len(t['prob'])>38\n"
       "print('h5py ok')\n";
   std::ofstream(dir / "check.py") << script;
   std::string cmd = std::string(py) + " " + (dir / "check.py").string() + " " + p.string();

@@ -41,29 +41,35 @@ double sente_score(net::Evaluator& eval, uint64_t seed, int games) {
 
 }  // namespace
 
-// Trains with the forward passes (training and self-play) in `precision`.
-void policy_learns(const std::string& precision) {
+// Trains with the forward passes (training and self-play) in `precision`; with `search`, games
+// placed by the Gumbel placer and the policy trained toward its improved policy, twice the steps
+// (the search's own games are won within 5 iterations; distilling that into the policy is the
+// slower part). The score is the policy's own (sampled drops, no search).
+void policy_learns(const std::string& precision, bool search = false) {
   TrainOptions o;
   o.batch_size = 256;
   o.learning_rate = 3e-3;
   o.entropy_weight = 0.0;
   o.threads = 1;
   o.precision = precision;
+  o.target = search ? TrainTarget::Search : TrainTarget::PolicyGradient;
   Trainer trainer({16, 1}, o, 7);
   net::Evaluator eval(trainer.network(), {"cpu", 1, 64, precision});
   double before = sente_score(eval, 1000, 256);
 
-  TrainingWindow window;
+  TrainingWindow window(RewardMode::Result, 0.5, search);
   for (int iteration = 0; iteration < 12; ++iteration) {
     eval.set_weights(trainer.network());
-    SelfPlayGenerator gen(eval, options(uint64_t(iteration + 1)));
+    SelfPlayOptions so = options(uint64_t(iteration + 1));
+    if (search) so.search = GumbelOptions{8, 50, 1};
+    SelfPlayGenerator gen(eval, so);
     gen.play(0, 64, [&](PlayedGame&& g) { window.add(g.row, g.decisions); });
-    for (int s = 0; s < 15; ++s) trainer.step(window);
+    for (int s = 0; s < (search ? 30 : 15); ++s) trainer.step(window);
   }
   eval.set_weights(trainer.network());
   double after = sente_score(eval, 1000, 256);
-  std::printf("[ learn    ] %s: Sente score with the rook rule: untrained %.3f, trained %.3f\n",
-              precision.c_str(), before, after);
+  std::printf("[ learn    ] %s, %s: Sente score with the rook rule: untrained %.3f, trained %.3f\n",
+              precision.c_str(), search ? "search" : "policy gradient", before, after);
   EXPECT_LT(before, 0.5);
   EXPECT_GT(after, before + 0.25);
 }
@@ -72,6 +78,36 @@ TEST(Training, PolicyLearnsAPlacementThatWins) { policy_learns("fp32"); }
 
 // Mixed precision (bf16 autocast in training, bf16 inference) learns the same rule.
 TEST(Training, PolicyLearnsInBfloat16) { policy_learns("bf16"); }
+
+// The searching trainer (Gumbel self-play, cross-entropy toward the improved policy) learns it.
+TEST(Training, SearchLearnsAPlacementThatWins) { policy_learns("fp32", true); }
+
+// Search targets come only from a searching placer: a policy placer's game is refused by name.
+TEST(Training, SearchTargetsNeedASearchingPlacer) {
+  net::Evaluator eval(net::NetConfig{8, 1}, {"cpu", 1});
+  TrainingWindow window(RewardMode::Result, 0.5, true);
+  SelfPlayGenerator gen(eval, options(3));
+  int refused = 0;
+  gen.play(0, 2, [&](PlayedGame&& g) {
+    try {
+      window.add(g.row, g.decisions);
+    } catch (const ShardError& e) {
+      EXPECT_NE(std::string(e.what()).find("without a search target"), std::string::npos)
+          << e.what();
+      ++refused;
+    }
+  });
+  EXPECT_EQ(refused, 2);
+  EXPECT_EQ(window.decisions(), 0u);
+  // And a trainer asked for them without any refuses to step.
+  TrainOptions o;
+  o.target = TrainTarget::Search;
+  o.threads = 1;
+  Trainer trainer({8, 1}, o, 1);
+  TrainingWindow plain;
+  gen.play(2, 1, [&](PlayedGame&& g) { plain.add(g.row, g.decisions); });
+  EXPECT_THROW(trainer.step(plain), std::runtime_error);
+}
 
 TEST(Training, UnknownPrecisionIsRefused) {
   TrainOptions o;

@@ -105,15 +105,38 @@ StepMetrics Trainer::step(const TrainingWindow& window) {
   logits = logits.to(torch::kFloat32);  // the losses in float32 whatever the forward's precision
   value = value.to(torch::kFloat32);
   torch::Tensor logp = net::masked_log_softmax(logits, mask);
-  torch::Tensor logp_a = logp.gather(1, actions).squeeze(1);
-  torch::Tensor advantage = reward - value.detach();
-  torch::Tensor policy_loss = -(advantage * logp_a).mean();
+  // Illegal entries hold -inf: zero them before a product, or 0 * -inf poisons the gradient.
+  // (The policy gradient's tensors are made in the order they always were: autograd sums
+  // gradients in creation order, and another order changes the trained weights' last bits.)
+  const bool search = m.options.target == TrainTarget::Search;
+  torch::Tensor policy_loss;
+  if (search) {
+    if (b.targets.size() != size_t(n) * net::kPolicySize)
+      throw std::runtime_error("train.target = search: the training window has no search targets");
+    torch::Tensor target =
+        torch::from_blob(b.targets.data(), {n, net::kPolicySize}, torch::kFloat32).clone();
+    torch::Tensor visited =
+        torch::from_blob(b.visited.data(), {n, net::kPolicySize}, torch::kUInt8).clone();
+    torch::Tensor rest = torch::from_blob(b.rest.data(), {n}, torch::kFloat32).clone();
+    target = target.to(m.device);
+    rest = rest.to(m.device);
+    torch::Tensor unvisited = mask.logical_and(visited.to(m.device).logical_not());
+    // pi(U): zero where rest is 0 (every legal drop evaluated), so the clamp never reaches a
+    // gradient that counts.
+    torch::Tensor p_rest = (logp.exp() * unvisited).sum(1).clamp_min(1e-12);
+    torch::Tensor target_logp = logp.masked_fill(mask.logical_not(), 0.0);
+    policy_loss = (-(target * target_logp).sum(1) - rest * p_rest.log()).mean();
+  } else {
+    torch::Tensor logp_a = logp.gather(1, actions).squeeze(1);
+    torch::Tensor advantage = reward - value.detach();
+    policy_loss = -(advantage * logp_a).mean();
+  }
   torch::Tensor value_loss = (value - reward).pow(2).mean();
-  // Illegal entries hold -inf: zero them before the product, or 0 * -inf poisons the gradient.
   torch::Tensor legal_logp = logp.masked_fill(mask.logical_not(), 0.0);
   torch::Tensor entropy = -(logp.exp() * legal_logp).sum(1).mean();
-  torch::Tensor loss =
-      policy_loss + m.options.value_weight * value_loss - m.options.entropy_weight * entropy;
+  torch::Tensor loss = search ? policy_loss + m.options.value_weight * value_loss
+                              : policy_loss + m.options.value_weight * value_loss -
+                                    m.options.entropy_weight * entropy;
 
   m.optimizer->zero_grad();
   loss.backward();

@@ -1,6 +1,13 @@
-// The trainer: policy gradient from game outcomes with the value head as baseline.
-//   loss = -(r - v(s)) log pi(a|s)  +  c_v (v(s) - r)^2  -  c_H H(pi(.|s))
-// r: the deciding player's result (+1, 0, -1); v(s) detached in the policy term. Adam.
+// The trainer, Adam, one of two losses (TrainTarget):
+// policy gradient from game outcomes with the value head as baseline,
+//   loss = -(r - v(s)) log pi(a|s)  +  c_v (v(s) - r)^2  -  c_H H(pi(.|s)),
+// r: the deciding player's reward (train/window.h); v(s) detached in the policy term;
+// or search (AlphaZero family): cross-entropy toward a search's improved policy pi',
+//   loss = -sum_a pi'(a) log pi(a|s) - m log pi(U|s)  +  c_v (v(s) - r)^2,
+// a over the drops the search evaluated, U the legal drops it did not, m = 1 - sum_a pi'(a).
+// pi' gives U's drops the same completed value, so within U it follows the search's prior; the
+// loss takes U as one class, the cross-entropy of pi' on the partition {a..., U}, rather than
+// storing the prior of every drop. No entropy bonus: the target already spreads the policy.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +24,10 @@ class PolicyValueNetImpl;  // net/network.h
 
 namespace fuseki {
 
+enum class TrainTarget { PolicyGradient, Search };
+
 struct TrainOptions {
+  TrainTarget target = TrainTarget::PolicyGradient;  // Search needs a window of search targets
   int batch_size = 256;
   double learning_rate = 1e-3;
   double weight_decay = 1e-4;

@@ -1,5 +1,6 @@
 #include "train/window.h"
 
+#include <algorithm>
 #include <deque>
 
 #include "rules/record.h"
@@ -73,10 +74,27 @@ void TrainingWindow::add(const GameRow& game, const std::vector<DecisionRow>& de
     if (int(wg.moves.size()) >= PLACEMENT_PLIES) break;
     wg.moves.push_back(m);
   }
+  for (const DecisionRow& d : decisions)
+    if (targets_ && d.target.empty())
+      throw ShardError("game seed " + std::to_string(game.seed) + ", ply " + std::to_string(d.ply) +
+                       ": a decision without a search target (placed by the policy, not a "
+                       "search): train.target = \"search\" needs selfplay.placer = \"gumbel\"");
+    else
+      for (const PolicyTarget& t : d.target)
+        if (t.action < 0 || t.action >= net::kPolicySize)
+          throw ShardError("game seed " + std::to_string(game.seed) + ": search target action " +
+                           std::to_string(t.action) + " is no policy index");
   uint32_t gi = uint32_t(games_.size());
   games_.push_back(std::move(wg));
-  for (const DecisionRow& d : decisions)
-    decisions_.push_back({gi, d.ply, d.action, decision_reward(game, d, mode_, mix_)});
+  for (const DecisionRow& d : decisions) {
+    WindowDecision w{gi, d.ply, d.action, decision_reward(game, d, mode_, mix_)};
+    if (targets_) {
+      w.target_first = uint32_t(target_pool_.size());
+      w.target_count = uint16_t(d.target.size());
+      target_pool_.insert(target_pool_.end(), d.target.begin(), d.target.end());
+    }
+    decisions_.push_back(w);
+  }
 }
 
 Position TrainingWindow::position(const WindowDecision& d) const {
@@ -94,6 +112,19 @@ TrainBatch TrainingWindow::sample(int batch_size, Rng& rng) const {
     b.inputs.add(position(d));
     b.actions.push_back(d.action);
     b.rewards.push_back(d.reward);
+    if (!targets_) continue;
+    size_t row = b.targets.size();
+    b.targets.resize(row + net::kPolicySize, 0.0f);
+    b.visited.resize(row + net::kPolicySize, 0);
+    double sum = 0;
+    for (uint32_t e = d.target_first; e < d.target_first + d.target_count; ++e) {
+      const PolicyTarget& t = target_pool_[e];
+      b.targets[row + size_t(t.action)] = t.prob;
+      b.visited[row + size_t(t.action)] = 1;
+      sum += t.prob;
+    }
+    bool all = d.target_count >= b.inputs.legal_counts.back();
+    b.rest.push_back(all ? 0.0f : float(std::max(0.0, 1.0 - sum)));
   }
   return b;
 }

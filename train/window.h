@@ -17,7 +17,9 @@ struct WindowDecision {
   uint32_t game;  // index into the window's games
   int16_t ply;
   int16_t action;
-  float reward;  // the deciding player's result: +1 win, -1 loss, 0 draw
+  float reward;               // the deciding player's result: +1 win, -1 loss, 0 draw
+  uint32_t target_first = 0;  // the search target: entries of the window's target pool
+  uint16_t target_count = 0;
 };
 
 struct WindowGame {
@@ -33,16 +35,26 @@ struct TrainBatch {
   net::EncodedBatch inputs;
   std::vector<int64_t> actions;
   std::vector<float> rewards;
+  // Search targets (a window that keeps them), size() * kPolicySize each: the improved policy's
+  // probability of each evaluated drop, and 1 where a drop was evaluated; `rest` is the mass
+  // of the legal drops that were not (0 when every one was).
+  std::vector<float> targets;
+  std::vector<uint8_t> visited;
+  std::vector<float> rest;
 };
 
 class TrainingWindow {
  public:
-  explicit TrainingWindow(RewardMode mode = RewardMode::Result, double mix = 0.5)
-      : mode_(mode), mix_(mix) {}
+  // With `targets`, every decision must carry a search target (train.target = search).
+  explicit TrainingWindow(RewardMode mode = RewardMode::Result, double mix = 0.5,
+                          bool targets = false)
+      : mode_(mode), mix_(mix), targets_(targets) {}
   // Reads the shards (oldest first) and keeps the decisions of the newest `max_games` games that
-  // were not void. Throws ShardError on a bad shard.
+  // were not void. Throws ShardError on a bad shard, or on a decision without the search target
+  // the window needs.
   void load(const std::vector<std::string>& shards, int max_games);
-  // Adds one game (its placement decisions) at the new end of the window.
+  // Adds one game (its placement decisions) at the new end of the window. Throws ShardError as
+  // load() does.
   void add(const GameRow& game, const std::vector<DecisionRow>& decisions);
   size_t decisions() const { return decisions_.size(); }
   size_t games() const { return games_.size(); }
@@ -56,6 +68,8 @@ class TrainingWindow {
   bool usable(const GameRow& game) const;
   RewardMode mode_;
   double mix_;
+  bool targets_;
+  std::vector<PolicyTarget> target_pool_;
   std::vector<WindowGame> games_;
   std::vector<WindowDecision> decisions_;
 };

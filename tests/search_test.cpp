@@ -1,0 +1,193 @@
+// The Gumbel placer: legal drops, its targets, two forward passes per call, the drop the value
+// head favours, determinism per seed, the deciding player's view of a child's value; self-play
+// rows with targets, through the journal.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "rules/movegen.h"
+#include "selfplay/generator.h"
+#include "selfplay/gumbel_placer.h"
+#include "train/trainer.h"
+
+using namespace fuseki;
+
+namespace {
+
+// A Balance position after `plies` uniform drops.
+Position placed(int plies, uint64_t seed) {
+  Position pos = Position::start(RuleSet::Balance);
+  Rng rng(seed);
+  for (int i = 0; i < plies; ++i) {
+    MoveList legal;
+    generate_legal(pos, legal);
+    pos.do_move(legal.moves[rng.below(uint32_t(legal.size))]);
+  }
+  return pos;
+}
+
+struct Batch {
+  std::vector<Position> positions;
+  std::vector<Rng> rngs;
+  std::vector<PlacementRequest> requests;
+  Batch(const std::vector<Position>& p, uint64_t seed) : positions(p) {
+    for (size_t i = 0; i < p.size(); ++i) rngs.emplace_back(Rng::derive(seed, i));
+    for (size_t i = 0; i < p.size(); ++i)
+      requests.push_back({&positions[i], &rngs[i], MOVE_NONE, {}});
+  }
+};
+
+std::vector<Position> some_positions() {
+  std::vector<Position> out;
+  for (int i = 0; i < 6; ++i) out.push_back(placed(2 + 5 * i, uint64_t(i) + 1));
+  return out;
+}
+
+}  // namespace
+
+TEST(Gumbel, LegalDropsTargetsAndTwoPassesPerCall) {
+  net::Evaluator eval(net::NetConfig{8, 1}, {"cpu", 1});
+  GumbelPlacer placer(eval, {8, 50, 1});
+  std::vector<Position> positions = some_positions();
+  positions.push_back(placed(38, 99));  // two legal drops at most: fewer than k
+  Batch b(positions, 3);
+  placer.place(b.requests);
+  uint64_t children = 0;
+  for (const PlacementRequest& r : b.requests) {
+    MoveList legal;
+    generate_legal(*r.position, legal);
+    ASSERT_TRUE(legal.contains(r.move));
+    ASSERT_TRUE(r.decision);
+    const PlacementDecision& d = *r.decision;
+    EXPECT_EQ(d.legal, legal.size);
+    EXPECT_EQ(d.action, net::policy_index(*r.position, r.move));
+    ASSERT_EQ(d.target.size(), size_t(std::min(8, legal.size)));
+    children += d.target.size();
+    std::set<int> actions;
+    double sum = 0;
+    bool chosen_evaluated = false;
+    for (const PolicyTarget& t : d.target) {
+      EXPECT_TRUE(legal.contains(net::policy_move(*r.position, t.action)));
+      EXPECT_GE(t.prob, 0.0f);
+      actions.insert(t.action);
+      sum += t.prob;
+      chosen_evaluated |= t.action == d.action;
+    }
+    EXPECT_EQ(actions.size(), d.target.size()) << "a drop evaluated twice";
+    EXPECT_TRUE(chosen_evaluated) << "the drop played is not among the evaluated";
+    EXPECT_LE(sum, 1.0 + 1e-5);
+    if (int(d.target.size()) == legal.size) {
+      EXPECT_NEAR(sum, 1.0, 1e-5);
+    }
+  }
+  EXPECT_EQ(placer.passes().passes, 2u);
+  EXPECT_EQ(placer.passes().positions, positions.size() + children);
+}
+
+// A strong sigma makes the value head decide: with every drop evaluated, the placer plays the
+// one whose child is best for the mover (computed here from each child's value alone; equal up
+// to the last bits a batch of another size may change), and its improved policy leaves the
+// clearly worse drops nothing.
+TEST(Gumbel, PicksTheDropTheValueHeadFavours) {
+  Trainer seeded({8, 1}, TrainOptions{}, 3);  // the same network whatever ran before
+  net::Evaluator eval(seeded.network(), {"cpu", 1});
+  GumbelPlacer placer(eval, {net::kPolicySize, 50, 1e6});
+  std::vector<Position> positions = some_positions();
+  Batch b(positions, 5);
+  placer.place(b.requests);
+  for (const PlacementRequest& r : b.requests) {
+    const Position& pos = *r.position;
+    MoveList legal;
+    generate_legal(pos, legal);
+    std::map<int, float> q;
+    float best = -2, worst = 2;
+    for (Move m : legal) {
+      Position child = pos;
+      child.do_move(m);
+      float v = q[net::policy_index(pos, m)] = drop_value(pos, child, eval.evaluate(child).value);
+      best = std::max(best, v);
+      worst = std::min(worst, v);
+    }
+    EXPECT_GT(best - worst, 2e-4f) << "the value head does not tell the drops apart: ply "
+                                   << pos.ply() << ", " << legal.size << " drops, best " << best;
+    EXPECT_GE(q.at(net::policy_index(pos, r.move)), best - 1e-5f) << "ply " << pos.ply();
+    double clearly_worse = 0;
+    for (const PolicyTarget& t : r.decision->target)
+      if (q.at(t.action) < best - 1e-4f) clearly_worse += t.prob;
+    EXPECT_LT(clearly_worse, 1e-3) << "ply " << pos.ply();
+  }
+}
+
+TEST(Gumbel, DeterministicPerSeed) {
+  net::Evaluator eval(net::NetConfig{8, 1}, {"cpu", 1});
+  GumbelPlacer placer(eval, {4, 50, 1});
+  std::vector<Position> positions = some_positions();
+  auto run = [&](uint64_t seed) {
+    Batch b(positions, seed);
+    placer.place(b.requests);
+    std::vector<std::pair<Move, std::vector<int>>> out;
+    for (const PlacementRequest& r : b.requests) {
+      std::vector<int> evaluated;
+      for (const PolicyTarget& t : r.decision->target) evaluated.push_back(t.action);
+      out.push_back({r.move, evaluated});
+    }
+    return out;
+  };
+  EXPECT_EQ(run(11), run(11));
+  EXPECT_NE(run(11), run(12));  // the Gumbel noise draws other candidates
+}
+
+TEST(Gumbel, DropValueIsTheDecidingPlayers) {
+  Position start = Position::start(RuleSet::Balance);
+  MoveList legal;
+  generate_legal(start, legal);
+  Position first = start;
+  first.do_move(legal.moves[0]);
+  // The placer drops both kings: after the first it still decides.
+  EXPECT_FLOAT_EQ(drop_value(start, first, 0.4f), 0.4f);
+  generate_legal(first, legal);
+  Position second = first;
+  second.do_move(legal.moves[0]);
+  // After the second the chooser takes the better side: the placer keeps the worse.
+  EXPECT_FLOAT_EQ(drop_value(first, second, 0.4f), -0.4f);
+  EXPECT_FLOAT_EQ(drop_value(first, second, -0.4f), -0.4f);
+  // Ordinary drops: the child's value is the opponent's.
+  generate_legal(second, legal);
+  Position third = second;
+  third.do_move(legal.moves[0]);
+  ASSERT_NE(third.side_to_move(), second.side_to_move());
+  EXPECT_FLOAT_EQ(drop_value(second, third, 0.4f), -0.4f);
+}
+
+TEST(Gumbel, SelfPlayRowsCarryTargetsThroughTheJournal) {
+  net::Evaluator eval(net::NetConfig{8, 1}, {"cpu", 1});
+  SelfPlayOptions o;
+  o.rules = RuleSet::Balance;
+  o.seed = 4;
+  o.batch = 8;
+  o.search = GumbelOptions{6, 50, 1};
+  o.judge = [](const Position&) { return Winner::Draw; };
+  SelfPlayGenerator gen(eval, o);
+  int games = 0;
+  gen.play(0, 8, [&](PlayedGame&& g) {
+    ASSERT_EQ(g.decisions.size(), 38u);  // uniform kings
+    for (const DecisionRow& d : g.decisions)
+      EXPECT_EQ(d.target.size(), size_t(std::min(6, int(d.legal))));
+    PlayedGame back;
+    ASSERT_TRUE(parse_journal_line(journal_line(g), back));
+    ASSERT_EQ(back.decisions.size(), g.decisions.size());
+    for (size_t i = 0; i < g.decisions.size(); ++i) {
+      ASSERT_EQ(back.decisions[i].target.size(), g.decisions[i].target.size());
+      for (size_t k = 0; k < g.decisions[i].target.size(); ++k) {
+        EXPECT_EQ(back.decisions[i].target[k].action, g.decisions[i].target[k].action);
+        EXPECT_FLOAT_EQ(back.decisions[i].target[k].prob, g.decisions[i].target[k].prob);
+      }
+    }
+    ++games;
+  });
+  EXPECT_EQ(games, 8);
+  EXPECT_EQ(gen.stats().forward_passes, 2u * 38);  // parents and children, per ply
+}
