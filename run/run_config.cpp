@@ -82,8 +82,8 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
       .number("eval_scale", c.eval_scale, 1.0, 100000.0,
               "Centipawns to win probability, 1 / (1 + exp(-(bias + cp / scale))), until fitted")
       .boolean("eval_fit", c.eval_fit,
-               "Fit scale and bias to each generation's results (played-out games with an "
-               "evaluation) and use them for the next generation")
+               "Use the scale and bias fitted to each generation's results (always fitted and "
+               "recorded in generations.jsonl) for the next generation's evaluations")
       .boolean("play_out", c.play_out, "Play each game out (false: the evaluation alone)");
   s.emplace_back("train", "Training of the policy and value heads over a window of games.");
   s.back()

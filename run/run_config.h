@@ -49,7 +49,10 @@ struct RunConfig {
   int eval_nodes = 0;  // engine search at move 41 for the evaluation reward; 0: none
   std::string eval_engine = "builtin";  // a player spec without a budget
   double eval_scale = 600;              // until fitted (eval_fit)
-  bool eval_fit = true;  // fit scale and bias to each generation's results for the next one
+  // Use the scale and bias fitted to each generation's results for the next one (always fitted
+  // and recorded). Off: it compressed the policy gradient's rewards and trained weaker networks
+  // (docs/benchmarks.md).
+  bool eval_fit = false;
   bool play_out = true;
   // [train]
   int steps = 100;  // per generation

@@ -690,9 +690,10 @@ void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const K
     line["accepted"] = accepted;
     line["best"] = accepted ? gen_name(g + 1) : current.best;
     line["why"] = why;
-    if (c.eval_fit && c.eval_nodes > 0 && c.play_out) {
-      // The move-41 evaluation against what the play-outs decided: its scale and bias, for the
-      // next generation. Games decided by the ruling at move 41 have no evaluation to fit.
+    if (c.eval_nodes > 0 && c.play_out) {
+      // The move-41 evaluation against what the play-outs decided: its scale and bias, recorded
+      // always, used by the next generation with selfplay.eval_fit. Games decided by the ruling
+      // at move 41 have no evaluation to fit.
       const EvalCalibration used = calibration_of(c, current);
       std::vector<std::pair<double, double>> data;
       for (const GameRow& game : games)
@@ -717,7 +718,7 @@ void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const K
   }
   Selection selection{line.value("best", gen_name(g + 1)), line.value("accepted", true),
                       line.value("why", std::string()), current.calibration};
-  if (line.contains("eval_calibration"))
+  if (c.eval_fit && line.contains("eval_calibration"))
     selection.calibration = calibration_from_json(line["eval_calibration"]);
   Publication pub = publish(paths, g + 1, selection);
   std::fprintf(stderr,

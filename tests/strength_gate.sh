@@ -75,7 +75,8 @@ grep -q '"best":"gen-0001"' "$dir/always/models/gen-0001.json" || fail "rule alw
 if command -v /usr/games/fairy-stockfish >/dev/null || command -v fairy-stockfish >/dev/null; then
   "$bin" pipeline --dir "$dir/fit" --generations 1 --network.channels 8 --network.blocks 1 \
     --selfplay.games 160 --selfplay.playout builtin:nodes=40 --selfplay.eval-nodes 300 \
-    --selfplay.eval-engine fairy-stockfish --train.steps 2 >/dev/null 2>"$dir/err" ||
+    --selfplay.eval-engine fairy-stockfish --selfplay.eval-fit true --train.steps 2 \
+    >/dev/null 2>"$dir/err" ||
     fail "pipeline: $(tail -5 "$dir/err")"
   grep -q 'move-41 evaluation fitted to [0-9]* results: scale [0-9]*' "$dir/err" ||
     fail "no fit: $(grep -i fitted "$dir/err")"
@@ -87,6 +88,14 @@ assert fit["games"] >= 100 and 20 <= fit["scale"] <= 100000, fit
 pub = json.load(open(sys.argv[1] + "/models/gen-0001.json"))
 assert pub["eval_calibration"] == fit, (pub, fit)
 PY
+  # Without eval_fit the fit is recorded but not published: the next generation keeps the scale.
+  "$bin" pipeline --dir "$dir/nofit" --generations 1 --network.channels 8 --network.blocks 1 \
+    --selfplay.games 160 --selfplay.playout builtin:nodes=40 --selfplay.eval-nodes 100 \
+    --train.steps 2 >/dev/null 2>"$dir/err" || fail "pipeline: $(tail -5 "$dir/err")"
+  grep -q '"eval_calibration"' "$dir/nofit/generations.jsonl" || fail "no fit recorded"
+  if grep -q '"eval_calibration"' "$dir/nofit/models/gen-0001.json"; then
+    fail "eval_fit = false published the fit"
+  fi
 else
   echo "strength_gate: no fairy-stockfish, the USI evaluation part skipped"
 fi
