@@ -72,6 +72,7 @@ nvcc=${CUDACXX:-$(command -v nvcc || true)}
 if [ -n "$nvcc" ]; then
   cuda_root=$(dirname "$(dirname "$(realpath "$nvcc")")")
   echo "export CUDACXX='$nvcc' CUDA_HOME='${CUDA_HOME:-$cuda_root}' CUDAToolkit_ROOT='${CUDAToolkit_ROOT:-$cuda_root}'"
-  echo "export CUDAARCHS='${CUDAARCHS:-90}' TORCH_CUDA_ARCH_LIST='${TORCH_CUDA_ARCH_LIST:-9.0}'"
+  # (LibTorch ignores CMake's CUDAARCHS / CMAKE_CUDA_ARCHITECTURES, with a warning.)
+  echo "export TORCH_CUDA_ARCH_LIST='${TORCH_CUDA_ARCH_LIST:-9.0}'"
 fi
 echo "gpu_deps: $n packages in $prefix; $(ls "$extra" | wc -l) libraries on LD_LIBRARY_PATH" >&2

@@ -88,6 +88,27 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
     };
   });
 
+  // Runs side by side: Elo against a reference by wall-clock time.
+  struct CompareArgs {
+    std::vector<std::string> dirs, labels;
+    std::string reference = "uniform", out = "compare.svg";
+  };
+  auto ca = std::make_shared<CompareArgs>();
+  CLI::App* cmp = app.add_subcommand(
+      "compare", "Runs side by side: each run's Elo against a reference by wall-clock minutes");
+  cmp->add_option("runs", ca->dirs, "Run directories")->required();
+  cmp->add_option("--label", ca->labels, "A name for each run in the chart (in order)");
+  cmp->add_option("--reference", ca->reference,
+                  "The reference measured against ([strength] references)")
+      ->capture_default_str();
+  cmp->add_option("--out", ca->out, "The chart (SVG)")->capture_default_str();
+  cmp->callback([&run, ca] {
+    run = [ca] {
+      compare_runs(ca->dirs, ca->labels, ca->reference, ca->out);
+      return 0;
+    };
+  });
+
   // The cluster steps. Each is stateless: killed or requeued, it is simply started again.
   struct InitArgs {
     std::string config, dir;

@@ -28,7 +28,9 @@ std::vector<OptionSection> strength_sections(StrengthSettings& s) {
       .number("temperature", s.temperature, 0.0, 100.0, "Placement temperature of the network")
       .integer("threads", s.threads, 1, 1024, "Referee play-out threads")
       .integer("batch", s.batch, 1, 65536, "Games placed together")
-      .integer("max_moves", s.max_moves, 1, 100000, "Moves of ordinary play before a draw");
+      .integer("max_moves", s.max_moves, 1, 100000, "Moves of ordinary play before a draw")
+      .integer("every", s.every, 1, 1000000,
+               "A run: measure every Nth generation's network, and every one the gate accepts");
   return out;
 }
 

@@ -24,6 +24,7 @@ struct StrengthSettings {
   int threads = 2;                     // referee play-out threads
   int batch = 64;
   int max_moves = 320;
+  int every = 1;  // a run: every Nth generation (and every accepted one); eval strength: unused
 };
 std::vector<OptionSection> strength_sections(StrengthSettings& s);
 // The references, split and trimmed; throws for an empty list or an unknown name that is not a

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <type_traits>
+#include <utility>
 
 #include "io/atomic_file.h"
 
@@ -93,10 +95,21 @@ std::string archive_bytes(torch::serialize::OutputArchive& archive) {
   return std::move(out).str();
 }
 
-// The key LibTorch's optimizers file a parameter's state under.
-std::string state_key(const torch::Tensor& p) {
-  return c10::guts::to_string(p.unsafeGetTensorImpl());
+// The key LibTorch's optimizers file a parameter's state under: the parameter's TensorImpl
+// address, as text up to LibTorch 2.1 (Debian 12's) and as the pointer itself in newer releases
+// (2.11's, pip's CUDA builds).
+using StateKey = std::decay_t<decltype(std::declval<torch::optim::Adam&>().state().begin()->first)>;
+template <class Key>
+Key key_of(const torch::Tensor& p) {
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream out;  // what c10::guts::to_string wrote
+    out << p.unsafeGetTensorImpl();
+    return std::move(out).str();
+  } else {
+    return static_cast<Key>(p.unsafeGetTensorImpl());
+  }
 }
+StateKey state_key(const torch::Tensor& p) { return key_of<StateKey>(p); }
 
 // Adam's state in parameter order (format 2). LibTorch's own Adam::save keys the state by the
 // parameters' addresses, so its bytes differ from run to run; this archive does not, and the

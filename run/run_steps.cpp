@@ -496,6 +496,89 @@ double number(const json& j, const char* key) {
 
 }  // namespace
 
+StrengthCurves strength_curves(const RunPaths& paths) {
+  StrengthCurves out;
+  double run_seconds = 0;
+  auto add = [&](const json& m, double g, double seconds) {
+    for (const json& r : m.at("references")) {
+      std::string name = "vs " + r.at("reference").get<std::string>();
+      for (auto* series : {&out.by_generation[name], &out.by_minutes[name]}) {
+        series->name = name;
+        series->points.push_back(
+            {series == &out.by_generation[name] ? g : seconds / 60, number(r, "elo")});
+        series->bars.push_back(
+            {r.at("elo_ci95")[0].get<double>(), r.at("elo_ci95")[1].get<double>()});
+      }
+    }
+  };
+  std::ifstream in(paths.generations());
+  for (std::string line; std::getline(in, line);) {
+    try {
+      json j = json::parse(line);
+      double g = j.at("generation").get<double>();
+      if (j.contains("strength_start")) add(j["strength_start"], g, run_seconds);
+      // The generation's wall clock; runs before it was recorded: the phases but the
+      // measurement.
+      run_seconds += j.contains("wall_seconds")
+                         ? number(j, "wall_seconds")
+                         : number(j, "selfplay_seconds") + number(j, "train_seconds") +
+                               (j.contains("gating_seconds") ? number(j, "gating_seconds") : 0.0);
+      out.minutes = run_seconds / 60;
+      out.generations = int(g) + 1;
+      if (j.contains("strength")) add(j["strength"], g + 1, run_seconds);
+    } catch (const json::exception&) {
+    }
+  }
+  return out;
+}
+
+void compare_runs(const std::vector<std::string>& dirs, const std::vector<std::string>& labels,
+                  const std::string& reference, const std::string& out) {
+  if (dirs.empty()) throw std::runtime_error("compare: name at least one run directory");
+  if (!labels.empty() && labels.size() != dirs.size())
+    throw std::runtime_error("compare: " + std::to_string(labels.size()) + " labels for " +
+                             std::to_string(dirs.size()) + " runs");
+  const std::string name = "vs " + reference;
+  std::vector<Series> chart;
+  std::string table = "run  generations  minutes  best  Elo of the best (95 %)  highest measured\n";
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    RunPaths paths{dirs[i]};
+    if (!fs::exists(paths.generations()))
+      throw std::runtime_error("compare: " + dirs[i] + " is not a run (no generations.jsonl)");
+    StrengthCurves c = strength_curves(paths);
+    auto it = c.by_minutes.find(name);
+    if (it == c.by_minutes.end())
+      throw std::runtime_error("compare: " + dirs[i] + " has no strength measured " + name);
+    Series series = it->second;
+    series.name = labels.empty() ? dirs[i] : labels[i];
+    chart.push_back(series);
+    // The best network (latest.json) and its measurement; the highest measured.
+    std::string best = "-", best_elo = "not measured";
+    if (fs::exists(paths.latest()))
+      best = json::parse(read_file(paths.latest().string())).value("best", "-");
+    const Series& by_gen = c.by_generation.at(name);
+    size_t top = 0;
+    for (size_t k = 0; k < by_gen.points.size(); ++k) {
+      if (by_gen.points[k].second > by_gen.points[top].second) top = k;
+      if (gen_name(int(by_gen.points[k].first)) == best) {
+        char b[96];
+        std::snprintf(b, sizeof(b), "%+.0f [%+.0f, %+.0f]", by_gen.points[k].second,
+                      by_gen.bars[k].first, by_gen.bars[k].second);
+        best_elo = b;
+      }
+    }
+    char row[512];
+    std::snprintf(row, sizeof(row), "%s  %d  %.1f  %s  %s  %+.0f (%s)\n", series.name.c_str(),
+                  c.generations, c.minutes, best.c_str(), best_elo.c_str(),
+                  by_gen.points[top].second, gen_name(int(by_gen.points[top].first)).c_str());
+    table += row;
+  }
+  std::string svg = line_chart_svg("Elo " + name + " by wall-clock time",
+                                   "minutes of the run (wall clock)", chart, 800, 400);
+  if (!out.empty()) write_file_atomically(out, svg);
+  std::fputs(table.c_str(), stdout);
+}
+
 void write_report(const RunPaths& paths) {
   // Training curves.
   std::map<uint64_t, json> by_step;
@@ -519,26 +602,14 @@ void write_report(const RunPaths& paths) {
   std::string curves = line_chart_svg("Training", "step", {pl, vl, corr});
   std::string entropy = line_chart_svg("Policy entropy", "step", {en});
   // Per-generation statistics, the gate's decisions, and strength against the references by
-  // generation and by the run's wall-clock time (self-play, training and gating; the
-  // measurement itself not counted).
+  // generation and by the run's wall-clock time (strength_curves).
   Series sente{"Sente score", {}, {}}, ruling{"ruling41 rate", {}, {}},
       stack_s{"stack rate Sente", {}, {}}, stack_g{"stack rate Gote", {}, {}},
       gating{"gating score", {}, {}};
-  std::map<std::string, Series> elo_by_gen, elo_by_time;
+  StrengthCurves curves_of_strength = strength_curves(paths);
+  std::map<std::string, Series>& elo_by_gen = curves_of_strength.by_generation;
+  std::map<std::string, Series>& elo_by_time = curves_of_strength.by_minutes;
   std::string gate_rows;
-  double run_seconds = 0;
-  auto add_strength = [&](const json& m, double g, double seconds) {
-    for (const json& r : m.at("references")) {
-      std::string name = "vs " + r.at("reference").get<std::string>();
-      for (auto* series : {&elo_by_gen[name], &elo_by_time[name]}) {
-        series->name = name;
-        series->points.push_back(
-            {series == &elo_by_gen[name] ? g : seconds / 60, number(r, "elo")});
-        series->bars.push_back(
-            {r.at("elo_ci95")[0].get<double>(), r.at("elo_ci95")[1].get<double>()});
-      }
-    }
-  };
   std::ifstream gin(paths.generations());
   for (std::string line; std::getline(gin, line);) {
     try {
@@ -550,10 +621,6 @@ void write_report(const RunPaths& paths) {
       stack_s.points.push_back({g, number(s, "stack_rate_sente")});
       stack_g.points.push_back({g, number(s, "stack_rate_gote")});
       if (j.contains("gating")) gating.points.push_back({g + 1, number(j["gating"], "score")});
-      if (j.contains("strength_start")) add_strength(j["strength_start"], g, run_seconds);
-      run_seconds += number(j, "selfplay_seconds") + number(j, "train_seconds") +
-                     (j.contains("gating_seconds") ? number(j, "gating_seconds") : 0.0);
-      if (j.contains("strength")) add_strength(j["strength"], g + 1, run_seconds);
       char row[512];
       std::snprintf(
           row, sizeof(row), "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
@@ -574,7 +641,7 @@ void write_report(const RunPaths& paths) {
         "<h2>Strength</h2>\n<p>Elo of each network against the references (95 % "
         "intervals; [strength] in config.toml: games, referee).</p>\n" +
         line_chart_svg("Elo by generation", "generation", by_gen) +
-        line_chart_svg("Elo by wall-clock time", "minutes of self-play, training, gating", by_time);
+        line_chart_svg("Elo by wall-clock time", "minutes of the run (wall clock)", by_time);
     write_file_atomically((paths.root / "strength.svg").string(),
                           line_chart_svg("Elo by generation", "generation", by_gen));
   }
@@ -639,6 +706,7 @@ json measure(const RunConfig& c, const RunPaths& paths, int g, const KingPairTab
 void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const KingPairTable* table,
                        double selfplay_seconds) {
   if (fs::exists(paths.publication(g + 1))) return;  // finished before an interruption
+  const double started = now_seconds() - selfplay_seconds;
   // The best network so far: what generation g's self-play used.
   const Publication current = checked_publication(paths, g);
   std::vector<GameRow> games = generation_games(paths, g);
@@ -708,12 +776,15 @@ void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const K
       std::fprintf(stderr, "move-41 evaluation fitted to %d results: scale %.0f, bias %+.3f\n",
                    fit.games, fit.scale, fit.bias);
     }
-    if (c.strength.games > 0) {
+    if (c.strength.games > 0 &&
+        ((g + 1) % c.strength.every == 0 || line.value("accepted", true) || g + 1 == 1)) {
       double t3 = now_seconds();
       if (g == 0) line["strength_start"] = measure(c, paths, 0, table);
       line["strength"] = measure(c, paths, g + 1, table);
       line["strength_seconds"] = now_seconds() - t3;
     }
+    // All of the generation: self-play, training, gate, measurement, files (the run's clock).
+    line["wall_seconds"] = now_seconds() - started;
     append_line(paths.generations(), line.dump());
   }
   Selection selection{line.value("best", gen_name(g + 1)), line.value("accepted", true),

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "eval/calibration.h"
+#include "eval/chart.h"
 #include "io/clock.h"
 #include "io/file_lock.h"
 #include "io/progress.h"
@@ -113,5 +115,21 @@ nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
                              const KingPairTable* table);
 
 void write_report(const RunPaths& paths);
+// A run's strength measurements ([strength]), one series per reference ("vs uniform"), by
+// generation and by the run's wall-clock minutes (each generation's wall_seconds: self-play,
+// training, gate, measurement; runs from before it was recorded: the phases without the
+// measurement).
+struct StrengthCurves {
+  std::map<std::string, Series> by_generation, by_minutes;
+  double minutes = 0;  // of the whole run so far
+  int generations = 0;
+};
+StrengthCurves strength_curves(const RunPaths& paths);
+// fusekilab compare: the runs' Elo against `reference` by wall-clock minutes in one chart (SVG,
+// written atomically to `out`), and a summary per run on stdout (generations, minutes, best
+// network and its measured Elo, the highest measured). Throws naming a directory that is not a
+// run or has no measurement against the reference.
+void compare_runs(const std::vector<std::string>& dirs, const std::vector<std::string>& labels,
+                  const std::string& reference, const std::string& out);
 
 }  // namespace fuseki

@@ -51,7 +51,8 @@ expect_error "--games: value -1 out of range" "$bin" eval strength --network "$n
 # self-play of generation 1 keeps gen-0000; the strength of each network is measured.
 "$bin" pipeline --dir "$dir/gate" --generations 2 --network.channels 8 --network.blocks 1 \
   --selfplay.games 16 --selfplay.playout builtin:nodes=40 --train.steps 0 --gating.games 40 \
-  --gating.rule sprt --strength.games 8 --strength.referee builtin:nodes=40 >/dev/null 2>"$dir/err" ||
+  --gating.rule sprt --strength.games 8 --strength.referee builtin:nodes=40 --strength.every 3 \
+  >/dev/null 2>"$dir/err" ||
   fail "pipeline: $(tail -5 "$dir/err")"
 pub="$dir/gate/models/gen-0001.json"
 grep -q '"accepted":false' "$pub" || fail "gen-0001 accepted though no better: $(cat "$pub")"
@@ -62,7 +63,19 @@ grep -q '"best":"gen-0000"' "$dir/gate/models/latest.json" || fail "latest.json 
 line=$(sed -n 1p "$dir/gate/generations.jsonl")
 echo "$line" | grep -q '"strength_start":{' || fail "gen-0000 not measured"
 echo "$line" | grep -q '"strength":{' || fail "gen-0001 not measured"
+echo "$line" | grep -q '"wall_seconds":' || fail "no wall_seconds"
+# strength.every 3: gen-0002 (rejected, not the 3rd) is not measured.
+if sed -n 2p "$dir/gate/generations.jsonl" | grep -q '"strength":{'; then
+  fail "gen-0002 measured though strength.every = 3 and rejected"
+fi
 grep -q 'Elo by generation' "$dir/gate/report.html" || fail "no strength chart in the report"
+# Runs side by side: a chart and a line per run; bad input is one clear error.
+"$bin" compare "$dir/gate" "$dir/gate" --label a --label b --out "$dir/cmp.svg" >"$dir/out" ||
+  fail "compare failed"
+grep -q '^b  2  [0-9.]*  gen-0000  [-+][0-9]* \[' "$dir/out" || fail "compare's table: $(cat "$dir/out")"
+grep -q '<svg' "$dir/cmp.svg" && grep -q '>b<' "$dir/cmp.svg" || fail "compare's chart"
+expect_error "is not a run" "$bin" compare "$dir/nothing"
+expect_error "2 labels for 1 runs" "$bin" compare "$dir/gate" --label a --label b
 grep -q 'rejected' "$dir/gate/report.html" || fail "the report does not show the rejection"
 # rule always: the newest is taken whatever the match says.
 "$bin" pipeline --dir "$dir/always" --generations 1 --network.channels 8 --network.blocks 1 \
@@ -70,6 +83,7 @@ grep -q 'rejected' "$dir/gate/report.html" || fail "the report does not show the
   --gating.rule always >/dev/null 2>"$dir/err" || fail "pipeline: $(tail -5 "$dir/err")"
 grep -q '"accepted":true' "$dir/always/models/gen-0001.json" || fail "rule always rejected"
 grep -q '"best":"gen-0001"' "$dir/always/models/gen-0001.json" || fail "rule always kept gen-0000"
+expect_error "has no strength measured vs uniform" "$bin" compare "$dir/always"
 # The move-41 evaluation from a USI engine (Debian's Fairy-Stockfish), its scale and bias fitted
 # to the generation's results and published for the next generation's self-play.
 if command -v /usr/games/fairy-stockfish >/dev/null || command -v fairy-stockfish >/dev/null; then

@@ -1,6 +1,7 @@
 #include "train/trainer.h"
 
 #include <ATen/autocast_mode.h>
+#include <torch/version.h>
 
 #include <cmath>
 
@@ -11,11 +12,20 @@ namespace fuseki {
 
 namespace {
 
-// Autocast to bfloat16 for the forward pass while alive (nothing for fp32).
+// Autocast to bfloat16 for the forward pass while alive (nothing for fp32). LibTorch 2.4 made
+// the per-device calls one call taking the device type (the old ones warn on every use in 2.11);
+// Debian 12 ships 1.13.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#define FUSEKILAB_AUTOCAST_BY_DEVICE_TYPE 1
+#endif
 class AutocastScope {
  public:
   AutocastScope(bool on, torch::Device device) : on_(on), cuda_(device.is_cuda()) {
     if (!on_) return;
+#ifdef FUSEKILAB_AUTOCAST_BY_DEVICE_TYPE
+    at::autocast::set_autocast_dtype(type(), torch::kBFloat16);
+    at::autocast::set_autocast_enabled(type(), true);
+#else
     if (cuda_) {
       at::autocast::set_autocast_gpu_dtype(torch::kBFloat16);
       at::autocast::set_enabled(true);
@@ -23,19 +33,25 @@ class AutocastScope {
       at::autocast::set_autocast_cpu_dtype(torch::kBFloat16);
       at::autocast::set_cpu_enabled(true);
     }
+#endif
   }
   ~AutocastScope() {
     if (!on_) return;
+#ifdef FUSEKILAB_AUTOCAST_BY_DEVICE_TYPE
+    at::autocast::set_autocast_enabled(type(), false);
+#else
     if (cuda_)
       at::autocast::set_enabled(false);
     else
       at::autocast::set_cpu_enabled(false);
+#endif
     at::autocast::clear_cache();
   }
   AutocastScope(const AutocastScope&) = delete;
   AutocastScope& operator=(const AutocastScope&) = delete;
 
  private:
+  c10::DeviceType type() const { return cuda_ ? c10::DeviceType::CUDA : c10::DeviceType::CPU; }
   bool on_, cuda_;
 };
 
