@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "io/atomic_file.h"
+#include "net/site_features.h"
 
 namespace fuseki::net {
 namespace {
@@ -233,9 +234,9 @@ std::string architecture_record(const NetConfig& c) {
                         {"channels", c.channels},
                         {"blocks", c.blocks},
                         {"input_format", c.input_format},
-                        {"input_planes", kInputPlanes},
+                        {"input_planes", c.site() ? kSiteInputPlanes : kInputPlanes},
                         {"policy", c.policy},
-                        {"policy_size", kPolicySize}}
+                        {"policy_size", c.site() ? kSitePolicySize : kPolicySize}}
       .dump();
 }
 
@@ -317,13 +318,18 @@ Checkpoint load_checkpoint(const std::string& path, torch::Device device) {
       if (a.is_discarded() || !a.is_object())
         fail(path, "the architecture record is not JSON: " + record.toStringRef());
       auto field = [&](const char* key) { return a.value(key, std::string("(none)")); };
-      // What this build can run: one kind, one input encoding, one label space.
-      const std::pair<const char*, const char*> known[] = {
-          {"kind", kNetKind}, {"input_format", kInputFormat}, {"policy", kPolicyLabels}};
-      for (auto [key, ours] : known)
-        if (field(key) != ours)
-          fail(path, std::string("a network of ") + key + " '" + field(key) +
-                         "'; this build runs " + key + " '" + ours + "' only");
+      // What this build can run: one kind, two formats (the native one and the site's), each
+      // one input encoding with its label space.
+      if (field("kind") != kNetKind)
+        fail(path, "a network of kind '" + field("kind") + "'; this build runs kind '" + kNetKind +
+                       "' only");
+      c.config.input_format = field("input_format");
+      c.config.policy = field("policy");
+      if (!valid(c.config))
+        fail(path, "a network of input_format '" + field("input_format") + "' and policy '" +
+                       field("policy") + "'; this build runs '" + kInputFormat + "' with '" +
+                       kPolicyLabels + "' or '" + kSiteInputFormat + "' with '" +
+                       kSitePolicyLabels + "'");
       if (a.value("channels", -1) != channels || a.value("blocks", -1) != blocks)
         fail(path,
              "the architecture record (" + record.toStringRef() + ") disagrees with the sizes");

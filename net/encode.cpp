@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "net/site_features.h"
 #include "rules/movegen.h"
 
 namespace fuseki::net {
@@ -106,17 +107,23 @@ void EncodedBatch::clear() {
   legal_counts.clear();
 }
 
+int EncodedBatch::input_planes() const { return site ? kSiteInputPlanes : kInputPlanes; }
+
 void EncodedBatch::reserve(int n) {
-  planes.reserve(size_t(n) * kInputSize);
+  planes.reserve(size_t(n) * size_t(input_planes() * kPlaneSize));
   masks.reserve(size_t(n) * kPolicySize);
   legal_counts.reserve(size_t(n));
 }
 
 void EncodedBatch::add(const Position& pos) {
   const size_t i = legal_counts.size();
-  planes.resize((i + 1) * kInputSize);
+  const size_t stride = size_t(input_planes() * kPlaneSize);
+  planes.resize((i + 1) * stride);
   masks.resize((i + 1) * kPolicySize);
-  encode(pos, planes.data() + i * kInputSize);
+  if (site)
+    encode_site(pos, planes.data() + i * stride);
+  else
+    encode(pos, planes.data() + i * stride);
   legal_counts.push_back(legal_mask(pos, masks.data() + i * kPolicySize));
 }
 

@@ -68,10 +68,12 @@ Move policy_move(const Position& pos, int index);  // for the side to move
 // Positions encoded for one forward pass: planes (n * kInputSize) and masks (n * kPolicySize),
 // both contiguous, in the order added.
 struct EncodedBatch {
+  bool site = false;  // the site's features (net/site_features.h), kSiteInputPlanes a position
   std::vector<float> planes;
   std::vector<uint8_t> masks;
   std::vector<int> legal_counts;
   int size() const { return int(legal_counts.size()); }
+  int input_planes() const;  // per position: kInputPlanes, or the site's 121
   void clear();
   void reserve(int n);
   void add(const Position& pos);

@@ -27,6 +27,7 @@ struct Evaluator::Impl {
     if (threads < 0) throw std::invalid_argument("evaluator: threads must be >= 0");
     if (chunk < 0) throw std::invalid_argument("evaluator: cpu_chunk must be >= 0");
     if (!device.is_cpu()) chunk = 0;
+    batch.site = source.config().site();
   }
 
   void apply_threads() const {
@@ -62,6 +63,10 @@ void Evaluator::set_weights(const PolicyValueNetImpl& net) {
 void Evaluator::evaluate(const EncodedBatch& batch, float* policy, float* values) {
   const int n = batch.size();
   if (n == 0) return;
+  if (batch.site != impl_->net.config().site())
+    throw std::invalid_argument(std::string("evaluator: positions encoded for the ") +
+                                (batch.site ? "site" : "native") + " format, the network reads " +
+                                format_name(impl_->net.config()));
   impl_->apply_threads();
   torch::NoGradGuard no_grad;
   const torch::Tensor x = planes_tensor(batch, impl_->device);

@@ -11,6 +11,11 @@ namespace fuseki::net {
 constexpr const char* kNetKind = "resnet";         // residual trunk, policy and value heads
 constexpr const char* kInputFormat = "planes-36";  // net/encode.h: 36 planes of 9 x 9, mover's view
 constexpr const char* kPolicyLabels = "drops-8x36";  // net/encode.h: 8 kinds x 36 own-camp squares
+// The fusekishogi.com front end's format (net/site_features.h): input1 [62] and input2 [59]
+// planes, 648 labels (8 slots x 81 squares); inside fusekilab its camp labels are gathered
+// into the native 288 order, so everything past the network is the same.
+constexpr const char* kSiteInputFormat = "site-62+59";
+constexpr const char* kSitePolicyLabels = "site-8x81";
 
 struct NetConfig {
   int channels = 32;  // width of the residual trunk
@@ -20,16 +25,30 @@ struct NetConfig {
   std::string policy = kPolicyLabels;
 
   bool operator==(const NetConfig&) const = default;
+  bool site() const { return input_format == kSiteInputFormat; }
 };
+
+// The formats by name: "native" (planes-36, drops-8x36) or "site" (site-62+59, site-8x81).
+inline NetConfig with_format(NetConfig c, const std::string& format) {
+  const bool site = format == "site";
+  c.input_format = site ? kSiteInputFormat : kInputFormat;
+  c.policy = site ? kSitePolicyLabels : kPolicyLabels;
+  return c;
+}
+inline std::string format_name(const NetConfig& c) { return c.site() ? "site" : "native"; }
 
 // The accepted ranges: channels 1..1024, blocks 0..64.
 constexpr int kMaxChannels = 1024;
 constexpr int kMaxBlocks = 64;
 inline bool valid(const NetConfig& c) {
-  return c.channels >= 1 && c.channels <= kMaxChannels && c.blocks >= 0 && c.blocks <= kMaxBlocks;
+  const bool native = c.input_format == kInputFormat && c.policy == kPolicyLabels;
+  const bool site = c.input_format == kSiteInputFormat && c.policy == kSitePolicyLabels;
+  return c.channels >= 1 && c.channels <= kMaxChannels && c.blocks >= 0 && c.blocks <= kMaxBlocks &&
+         c.kind == kNetKind && (native || site);
 }
 inline std::string describe(const NetConfig& c) {
-  return std::to_string(c.channels) + " channels x " + std::to_string(c.blocks) + " blocks";
+  return std::to_string(c.channels) + " channels x " + std::to_string(c.blocks) + " blocks" +
+         (c.site() ? ", site format" : "");
 }
 
 }  // namespace fuseki::net

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "net/site_features.h"
+
 namespace fuseki::net {
 namespace {
 
@@ -37,7 +39,8 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetConfig& config) : config_(config
 
 void PolicyValueNetImpl::reset() {
   const int c = config_.channels;
-  stem_conv = register_module("stem_conv", conv(kInputPlanes, c, 3, false));
+  stem_conv = register_module("stem_conv",
+                              conv(config_.site() ? kSiteInputPlanes : kInputPlanes, c, 3, false));
   stem_bn = register_module("stem_bn", torch::nn::BatchNorm2d(c));
   blocks = register_module("blocks", torch::nn::ModuleList());
   for (int i = 0; i < config_.blocks; ++i) blocks->push_back(ResidualBlock(c));
@@ -53,13 +56,25 @@ std::tuple<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch
   for (const auto& block : *blocks) h = block->as<ResidualBlock>()->forward(h);
 
   // Policy: one logit per kind and square; only the mover's camp ranks are drop targets.
-  torch::Tensor p = policy_conv(h).slice(2, kFirstCampRank, kBoardRanks);
-  p = p.reshape({-1, kPolicySize});
+  torch::Tensor p;
+  if (config_.site())  // the site's 648 labels, their camp entries in native order
+    p = policy_conv(h).flatten(1).index_select(1, site_camp_labels(h.device()));
+  else
+    p = policy_conv(h).slice(2, kFirstCampRank, kBoardRanks).reshape({-1, kPolicySize});
 
   torch::Tensor v = torch::relu(value_bn(value_conv(h))).flatten(1);
   v = torch::relu(value_fc1(v));
   v = torch::tanh(value_fc2(v)).squeeze(1);
   return {p, v};
+}
+
+torch::Tensor site_camp_labels(torch::Device device) {
+  static const torch::Tensor labels = [] {
+    std::vector<int64_t> v(kPolicySize);
+    for (int i = 0; i < kPolicySize; ++i) v[size_t(i)] = site_label_of_index(i);
+    return torch::tensor(v, torch::kInt64);
+  }();
+  return device.is_cpu() ? labels : labels.to(device);
 }
 
 torch::Device PolicyValueNetImpl::device() const { return stem_conv->weight.device(); }
@@ -116,7 +131,7 @@ InferenceNet::InferenceNet(const PolicyValueNetImpl& net, torch::Device device,
     step(Op::Relu, H, H);
   }
   step(Op::Conv, P, H, -1, layer(fold("policy", net.policy_conv, nullptr, device, dtype)));
-  step(Op::PolicyLabels, P, P);
+  step(config_.site() ? Op::SiteLabels : Op::PolicyLabels, P, P);
   step(Op::Conv, V, H, -1, layer(fold("value", net.value_conv, net.value_bn, device, dtype)));
   step(Op::Relu, V, V);
   step(Op::Flatten, V, V);
@@ -150,6 +165,9 @@ std::tuple<torch::Tensor, torch::Tensor> InferenceNet::forward(const torch::Tens
         break;
       case Op::PolicyLabels:
         r[s.out] = a.slice(2, kFirstCampRank, kBoardRanks).reshape({-1, kPolicySize});
+        break;
+      case Op::SiteLabels:
+        r[s.out] = a.flatten(1).index_select(1, site_camp_labels(a.device()));
         break;
       case Op::Flatten:
         r[s.out] = a.flatten(1);
@@ -223,9 +241,9 @@ torch::Device select_device(const std::string& name) {
 }
 
 torch::Tensor planes_tensor(const EncodedBatch& batch, torch::Device device) {
-  torch::Tensor t =
-      torch::from_blob(const_cast<float*>(batch.planes.data()),
-                       {batch.size(), kInputPlanes, kBoardRanks, kBoardFiles}, torch::kFloat32);
+  torch::Tensor t = torch::from_blob(const_cast<float*>(batch.planes.data()),
+                                     {batch.size(), batch.input_planes(), kBoardRanks, kBoardFiles},
+                                     torch::kFloat32);
   return device.is_cpu() ? t : t.to(device);
 }
 

@@ -74,6 +74,7 @@ class InferenceNet {
     Relu,          // out = relu(a)
     Add,           // out = a + b
     PolicyLabels,  // out = the mover's camp ranks of a, as [N, kPolicySize] logits
+    SiteLabels,    // out = a flattened to the site's 648 labels, their camp entries gathered
     Flatten,       // out = a flattened from dimension 1
     TanhSqueeze,   // out = tanh(a) without its last dimension of 1
   };
@@ -110,6 +111,10 @@ torch::Tensor masked_softmax(const torch::Tensor& logits, const torch::Tensor& m
 // Illegal entries never contribute (no 0 * -inf), whatever the target holds there.
 torch::Tensor policy_cross_entropy(const torch::Tensor& logits, const torch::Tensor& mask,
                                    const torch::Tensor& target);
+
+// The site's label of each native policy index (kPolicySize int64, net/site_features.h): a site
+// network's 648 logits, index_select-ed with it, are the native [N, kPolicySize] logits.
+torch::Tensor site_camp_labels(torch::Device device);
 
 // "cpu"; "cuda" or "cuda:N" when torch::cuda::is_available(); "auto" = cuda if available, else cpu.
 // Anything else, or CUDA asked for where there is none, throws std::runtime_error.

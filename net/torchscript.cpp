@@ -7,6 +7,7 @@
 
 #include "io/atomic_file.h"
 #include "net/checkpoint.h"
+#include "net/site_features.h"
 
 namespace fuseki::net {
 namespace {
@@ -44,6 +45,9 @@ std::string forward_source(torch::jit::Module& module, const InferenceNet& net) 
       case Op::Add:
         s << a << " + " << reg(step.b);
         break;
+      case Op::SiteLabels:
+        s << "torch.flatten(" << a << ", 1).index_select(1, self.site_labels)";
+        break;
       case Op::PolicyLabels:
         s << a << "[:, :, " << kFirstCampRank << ":" << kBoardRanks << ", :].reshape([-1, "
           << kPolicySize << "])";
@@ -70,7 +74,9 @@ void export_torchscript(const PolicyValueNetImpl& net, const std::string& path) 
     torch::jit::Module module("FusekiPolicyValueNet");
     module.register_attribute("channels", c10::IntType::get(), int64_t(net.config().channels));
     module.register_attribute("blocks", c10::IntType::get(), int64_t(net.config().blocks));
-    module.register_attribute("input_planes", c10::IntType::get(), int64_t(kInputPlanes));
+    module.register_attribute("input_planes", c10::IntType::get(),
+                              int64_t(net.config().site() ? kSiteInputPlanes : kInputPlanes));
+    if (net.config().site()) module.register_buffer("site_labels", site_camp_labels(torch::kCPU));
     module.register_attribute("policy_size", c10::IntType::get(), int64_t(kPolicySize));
     module.define(forward_source(module, InferenceNet(net, torch::kCPU)));
     module.eval();

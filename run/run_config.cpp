@@ -40,6 +40,9 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
   s.back()
       .integer("channels", c.channels, 1, net::kMaxChannels, "Width of the residual trunk")
       .integer("blocks", c.blocks, 0, net::kMaxBlocks, "Residual blocks")
+      .choice("format", c.format, {"native", "site"},
+              "Inputs and labels: native (36 planes, 288 drops) or site (the fusekishogi.com "
+              "front end's 62 + 59 planes and 648 labels, docs/network.md)")
       .path("init_from", c.init_from,
             "A checkpoint to start from instead (e.g. one trained under balance-v1)");
   s.emplace_back("selfplay", "Self-play: placement by the network, then the play-out.");

@@ -28,7 +28,8 @@ struct RunConfig {
   // [network]
   int channels = net::NetConfig().channels;
   int blocks = net::NetConfig().blocks;
-  std::string init_from;  // a checkpoint to start from (e.g. trained under balance-v1)
+  std::string format = "native";  // native | site (net/net_config.h: with_format)
+  std::string init_from;          // a checkpoint to start from (e.g. trained under balance-v1)
   // [selfplay]
   int games = 128;  // per generation
   int workers = 1;
@@ -85,6 +86,11 @@ struct RunConfig {
 // The declarations of every setting above: [run], [network], [selfplay], [train], [gating],
 // [strength], with flags named --section.key. The sections refer to `c`.
 std::vector<OptionSection> run_config_sections(RunConfig& c);
+
+// The network generation 0 is built with ([network] channels, blocks, format).
+inline net::NetConfig net_config(const RunConfig& c) {
+  return net::with_format(net::NetConfig{c.channels, c.blocks}, c.format);
+}
 
 // Reads `path` (empty: defaults only), then applies `overrides` ("section.key=value").
 // Throws std::runtime_error naming the file, key and problem.

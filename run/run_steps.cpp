@@ -158,7 +158,7 @@ void init_run(const RunConfig& c) {
   }
   write_file_atomically(paths.config().string(), to_toml(c));
   if (!fs::exists(paths.checkpoint(0))) {
-    Trainer init({c.channels, c.blocks}, train_options(c), c.seed, c.init_from);
+    Trainer init(net_config(c), train_options(c), c.seed, c.init_from);
     init.save(paths.checkpoint(0).string(), 0);
   }
   if (!fs::exists(paths.publication(0)))
@@ -370,7 +370,7 @@ std::vector<GameRow> generation_games(const RunPaths& paths, int g) {
 nlohmann::json run_training(const RunConfig& c, const RunPaths& paths, int g) {
   TrainOptions o = train_options(c);
   fs::path start = fs::exists(paths.partial(g + 1)) ? paths.partial(g + 1) : paths.checkpoint(g);
-  Trainer trainer({c.channels, c.blocks}, o, c.seed, start.string());
+  Trainer trainer(net_config(c), o, c.seed, start.string());
   uint64_t first_step = uint64_t(g) * uint64_t(c.steps);
   uint64_t target = first_step + uint64_t(c.steps);
   std::vector<std::string> shards;

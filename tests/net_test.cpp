@@ -17,6 +17,7 @@
 #include "net/evaluator.h"
 #include "net/network.h"
 #include "net/sample.h"
+#include "net/site_features.h"
 #include "rules/movegen.h"
 #include "rules/position.h"
 #include "rules/rng.h"
@@ -674,13 +675,18 @@ TEST(Checkpoint, TheArchitectureRecordIsCheckedOnLoad) {
   a["input_format"] = "planes-99";
   write_forged(path, *net, kCheckpointFormatVersion, 12345, a.dump());
   EXPECT_TRUE(contains(load_error(path),
-                       "a network of input_format 'planes-99'; this build runs input_format "
-                       "'planes-36' only"))
+                       "a network of input_format 'planes-99' and policy 'drops-8x36'; this "
+                       "build runs 'planes-36' with 'drops-8x36' or 'site-62+59' with 'site-8x81'"))
       << load_error(path);
   a = nlohmann::json::parse(architecture_record(net->config()));
-  a["policy"] = "site-648";
+  a["policy"] = "site-8x81";  // the site's labels with the native inputs: no such network
   write_forged(path, *net, kCheckpointFormatVersion, 12345, a.dump());
-  EXPECT_TRUE(contains(load_error(path), "a network of policy 'site-648'")) << load_error(path);
+  EXPECT_TRUE(contains(load_error(path), "and policy 'site-8x81'")) << load_error(path);
+  // The site's format is recorded and comes back.
+  PolicyValueNet site(with_format(NetConfig{8, 1}, "site"));
+  save_checkpoint(path, *site, nullptr, {});
+  EXPECT_EQ(load_checkpoint(path).config, with_format(NetConfig{8, 1}, "site"));
+  EXPECT_TRUE(load_checkpoint(path).config.site());
   a = nlohmann::json::parse(architecture_record(net->config()));
   a["blocks"] = 7;
   write_forged(path, *net, kCheckpointFormatVersion, 12345, a.dump());
@@ -724,6 +730,54 @@ TEST(Checkpoint, EvaluatorLoadsACheckpoint) {
   EXPECT_EQ(a.evaluate(pos).policy, b.evaluate(pos).policy);
   EXPECT_THROW(Evaluator::from_checkpoint(temp_path("nothing.ckpt")), std::runtime_error);
   std::filesystem::remove(path);
+}
+
+// A network in the site's format (net/site_features.h): the module, its folded inference form,
+// the TorchScript export and the evaluator agree; the policy covers exactly the legal drops; a
+// batch encoded for the other format is refused.
+TEST(SiteFormat, ModuleInferenceTorchScriptAndEvaluatorAgree) {
+  torch::manual_seed(21);
+  PolicyValueNet net(with_format(NetConfig{16, 2}, "site"));
+  net->eval();
+  EncodedBatch batch;
+  batch.site = true;
+  std::vector<Position> positions = sample_positions(3, 17);
+  for (const Position& p : positions) batch.add(p);
+  ASSERT_EQ(batch.planes.size(), positions.size() * kSiteInputSize);
+  torch::NoGradGuard no_grad;
+  const torch::Tensor x = planes_tensor(batch, torch::kCPU);
+  ASSERT_EQ(x.size(1), kSiteInputPlanes);
+  auto [l0, v0] = net->forward(x);
+  ASSERT_EQ(l0.size(1), kPolicySize);
+  auto [l1, v1] = InferenceNet(*net, torch::kCPU).forward(x);
+  EXPECT_LT((l0 - l1).abs().max().item<float>(), 1e-5f);
+  EXPECT_LT((v0 - v1).abs().max().item<float>(), 1e-5f);
+  const std::string path = temp_path("site.pt");
+  export_torchscript(*net, path);
+  torch::jit::Module loaded = torch::jit::load(path);
+  EXPECT_EQ(loaded.attr("input_planes").toInt(), kSiteInputPlanes);
+  auto out = loaded.forward({x}).toTuple();
+  EXPECT_LT((out->elements()[0].toTensor() - l0).abs().max().item<float>(), 1e-5f);
+  std::filesystem::remove(path);
+
+  Evaluator eval(*net, {"cpu", 1});
+  std::vector<float> policy(positions.size() * kPolicySize), values(positions.size());
+  eval.evaluate(batch, policy.data(), values.data());
+  for (size_t i = 0; i < positions.size(); ++i) {
+    uint8_t mask[kPolicySize];
+    legal_mask(positions[i], mask);
+    double sum = 0;
+    for (int j = 0; j < kPolicySize; ++j) {
+      if (!mask[j]) {
+        ASSERT_EQ(policy[i * kPolicySize + size_t(j)], 0.f);
+      }
+      sum += policy[i * kPolicySize + size_t(j)];
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+  }
+  EncodedBatch native;
+  native.add(positions[0]);
+  EXPECT_THROW(eval.evaluate(native, policy.data(), values.data()), std::invalid_argument);
 }
 
 }  // namespace

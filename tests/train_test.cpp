@@ -45,7 +45,8 @@ double sente_score(net::Evaluator& eval, uint64_t seed, int games) {
 // placed by the Gumbel placer and the policy trained toward its improved policy, twice the steps
 // (the search's own games are won within 5 iterations; distilling that into the policy is the
 // slower part). The score is the policy's own (sampled drops, no search).
-void policy_learns(const std::string& precision, bool search = false) {
+void policy_learns(const std::string& precision, bool search = false,
+                   const std::string& format = "native") {
   TrainOptions o;
   o.batch_size = 256;
   o.learning_rate = 3e-3;
@@ -53,7 +54,9 @@ void policy_learns(const std::string& precision, bool search = false) {
   o.threads = 1;
   o.precision = precision;
   o.target = search ? TrainTarget::Search : TrainTarget::PolicyGradient;
-  Trainer trainer({16, 1}, o, 7);
+  // The site's format has no all-ones plane: two blocks give its trunk the receptive field to
+  // tell the files apart from the board's edge.
+  Trainer trainer(net::with_format({16, format == "site" ? 2 : 1}, format), o, 7);
   net::Evaluator eval(trainer.network(), {"cpu", 1, 64, precision});
   double before = sente_score(eval, 1000, 256);
 
@@ -68,8 +71,10 @@ void policy_learns(const std::string& precision, bool search = false) {
   }
   eval.set_weights(trainer.network());
   double after = sente_score(eval, 1000, 256);
-  std::printf("[ learn    ] %s, %s: Sente score with the rook rule: untrained %.3f, trained %.3f\n",
-              precision.c_str(), search ? "search" : "policy gradient", before, after);
+  std::printf(
+      "[ learn    ] %s, %s, %s format: Sente score with the rook rule: untrained %.3f, trained "
+      "%.3f\n",
+      precision.c_str(), search ? "search" : "policy gradient", format.c_str(), before, after);
   EXPECT_LT(before, 0.5);
   EXPECT_GT(after, before + 0.25);
 }
@@ -81,6 +86,9 @@ TEST(Training, PolicyLearnsInBfloat16) { policy_learns("bf16"); }
 
 // The searching trainer (Gumbel self-play, cross-entropy toward the improved policy) learns it.
 TEST(Training, SearchLearnsAPlacementThatWins) { policy_learns("fp32", true); }
+
+// A network in the site's format (its features and 648 labels) learns the same rule.
+TEST(Training, SiteFormatLearnsAPlacementThatWins) { policy_learns("fp32", false, "site"); }
 
 // Search targets come only from a searching placer: a policy placer's game is refused by name.
 TEST(Training, SearchTargetsNeedASearchingPlacer) {

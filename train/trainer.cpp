@@ -104,7 +104,7 @@ Trainer::~Trainer() = default;
 
 StepMetrics Trainer::step(const TrainingWindow& window) {
   Impl& m = *impl_;
-  TrainBatch b = window.sample(m.options.batch_size, m.rng);
+  TrainBatch b = window.sample(m.options.batch_size, m.rng, m.config.site());
   int n = b.inputs.size();
   torch::Tensor x = net::planes_tensor(b.inputs, m.device);
   torch::Tensor mask = net::mask_tensor(b.inputs, m.device);

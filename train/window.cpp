@@ -104,8 +104,9 @@ Position TrainingWindow::position(const WindowDecision& d) const {
   return pos;
 }
 
-TrainBatch TrainingWindow::sample(int batch_size, Rng& rng) const {
+TrainBatch TrainingWindow::sample(int batch_size, Rng& rng, bool site) const {
   TrainBatch b;
+  b.inputs.site = site;
   b.inputs.reserve(batch_size);
   for (int i = 0; i < batch_size; ++i) {
     const WindowDecision& d = decisions_[rng.below(uint32_t(decisions_.size()))];

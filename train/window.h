@@ -59,7 +59,8 @@ class TrainingWindow {
   size_t decisions() const { return decisions_.size(); }
   size_t games() const { return games_.size(); }
   // Uniform sample with replacement.
-  TrainBatch sample(int batch_size, Rng& rng) const;
+  // site: the positions encoded with the site's features (a site-format network).
+  TrainBatch sample(int batch_size, Rng& rng, bool site = false) const;
   // The decision's position (the game replayed to its ply).
   Position position(const WindowDecision& d) const;
   const std::vector<WindowDecision>& all() const { return decisions_; }
