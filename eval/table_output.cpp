@@ -92,9 +92,25 @@ std::string table_json(const TableReport& r) {
   if (!r.band.empty()) band_mean /= double(r.band.size());
   json settings = json::object();
   for (auto& [k, v] : r.settings) settings[k] = v;
+  // Per king square, the site's heat maps: the mean of Sente's v over the other king's 36
+  // squares less the mean over all pairs, in percentage points (Sente's view for both kings).
+  double all = 0;
+  std::vector<double> by_sente(KING_SQUARES, 0.0), by_gote(KING_SQUARES, 0.0);
+  for (int p = 0; p < KING_PAIRS; ++p) {
+    const double v = r.fit.pairs[size_t(p)].v;
+    all += v / KING_PAIRS;
+    by_sente[size_t(p / KING_SQUARES)] += v / KING_SQUARES;  // pair = sente * 36 + gote
+    by_gote[size_t(p % KING_SQUARES)] += v / KING_SQUARES;
+  }
+  json sente_pt = json::object(), gote_pt = json::object();
+  for (int i = 0; i < KING_SQUARES; ++i) {
+    sente_pt[square_name(sente_king_square(i))] = 100 * (by_sente[size_t(i)] - all);
+    gote_pt[square_name(gote_king_square(i))] = 100 * (by_gote[size_t(i)] - all);
+  }
   json j = {{"format", "king_pair_table/1"},
             {"mode", "kings-first"},
             {"producer", "fusekilab"},
+            {"model", r.model},
             {"settings", settings},
             {"summary",
              {{"games", r.games},
@@ -107,6 +123,8 @@ std::string table_json(const TableReport& r) {
               {"mirror_disagreements", r.mirror_disagreements}}},
             {"black_king_value_logit", sente_values},
             {"white_king_value_logit", gote_values},
+            {"black_king_value_pt", sente_pt},
+            {"white_king_value_pt", gote_pt},
             {"band", band},
             {"pairs", pairs}};
   return j.dump(1);

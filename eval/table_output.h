@@ -21,6 +21,10 @@ struct TableReport {
   int rounds = 0;
   int mirror_disagreements =
       -1;  // pairs whose mirror disagrees beyond the intervals; -1: unchecked
+  // The placement network as the fusekishogi.com front end names it: "iterN", N the checkpoint's
+  // generation (the site matches it against the iterN in the network's file name); "uniform"
+  // without a network.
+  std::string model = "uniform";
 };
 
 TableReport make_report(const std::vector<PairTally>& tallies, int band,

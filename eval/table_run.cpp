@@ -15,6 +15,7 @@
 #include "io/settings.h"
 #include "io/slice.h"
 #include "io/stop.h"
+#include "net/checkpoint.h"
 #include "net/evaluator.h"
 #include "selfplay/generator.h"
 #include "selfplay/network_placer.h"
@@ -37,6 +38,12 @@ std::map<std::string, std::string> settings_of(const TableRunOptions& a) {
                                           {"mirror", a.mirror}};
   if (a.precision != "fp32") s["precision"] = a.precision;
   return s;
+}
+
+// The site's name of the placement network: iterN for a checkpoint of generation N.
+std::string model_name(const std::string& network) {
+  if (network.empty() || network == "uniform") return "uniform";
+  return "iter" + std::to_string(net::load_checkpoint(network).state.generation);
 }
 
 void write_outputs(const fs::path& out, TableReport report, const std::vector<PairResult>& results,
@@ -183,6 +190,7 @@ int run_table(const TableRunOptions& a) {
   report.rounds = builder.rounds();
   if (a.mirror == "off") report.mirror_disagreements = -1;
   report.uniform_equivalent = builder.uniform_equivalent();
+  report.model = model_name(a.network);
   write_outputs(out, report, results, a.compare);
   std::printf(
       "eval table: %ld games, %d rounds (uniform allocation to the same band precision: %ld "
@@ -248,6 +256,14 @@ int run_merge(const std::string& out_dir, const std::vector<std::string>& shards
   fs::create_directories(out_dir);
   TableReport report = make_report(tallies, band, settings);
   report.rounds = rounds;
+  const std::string network = settings.count("network") ? settings["network"] : "uniform";
+  if (network == "uniform" || fs::exists(network)) {
+    report.model = model_name(network);
+  } else {
+    report.model = "unknown";
+    std::fprintf(stderr, "eval merge: the shards' network %s is not here: model \"unknown\"\n",
+                 network.c_str());
+  }
   write_outputs(out_dir, report, all, compare);
   std::printf("eval merge: %zu shards, %ld games; table %s\n", shards.size(), report.games,
               (fs::path(out_dir) / "table.json").string().c_str());

@@ -14,6 +14,24 @@ for f in table.json table.csv report.html games.h5 journal.jsonl settings.json; 
   [ -s "$dir/whole/$f" ] || { echo "FAIL: missing $f"; exit 1; }
 done
 grep -q '"format": "king_pair_table/1"' "$dir/whole/table.json" || { echo "FAIL: not king_pair_table/1"; exit 1; }
+/usr/bin/python3 "$(dirname "$0")/site_table_contract.py" --ours "$dir/whole/table.json" 12 uniform ||
+  { echo "FAIL: the site's table contract"; exit 1; }
+# The contract fails on a table that breaks it (a band key dropped from the pairs).
+/usr/bin/python3 - "$dir/whole/table.json" "$dir/broken.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+del t["pairs"][t["band"][0]]
+json.dump(t, open(sys.argv[2], "w"))
+PY
+if /usr/bin/python3 "$(dirname "$0")/site_table_contract.py" "$dir/broken.json" 12 >/dev/null; then
+  echo "FAIL: the contract check passed a broken table"; exit 1
+fi
+# A network's table names it iterN, N its generation.
+"$bin" init --dir "$dir/net" --network.channels 8 --network.blocks 1 >/dev/null
+"$bin" eval table --first-pass 1 --band 12 --playout builtin:nodes=60 --threads 2 --seed 5 \
+  --network "$dir/net/models/gen-0000.ckpt" --out "$dir/nettable" >/dev/null 2>&1
+/usr/bin/python3 "$(dirname "$0")/site_table_contract.py" --ours "$dir/nettable/table.json" 12 iter0 ||
+  { echo "FAIL: the network table's contract"; exit 1; }
 [ "$(wc -l < "$dir/whole/table.csv")" -eq 1297 ] || { echo "FAIL: CSV is not 1296 pairs"; exit 1; }
 grep -q "<svg" "$dir/whole/report.html" || { echo "FAIL: no heat map"; exit 1; }
 
@@ -54,6 +72,9 @@ fi
 grep -q "settings differ" "$dir/err" || { echo "FAIL: unclear merge error: $(cat "$dir/err")"; exit 1; }
 
 if [ -n "$shared_table" ] && [ -f "$shared_table" ]; then
+  # The site's own published table passes the contract check.
+  /usr/bin/python3 "$(dirname "$0")/site_table_contract.py" "$shared_table" 42 iter2455 >/dev/null ||
+    { echo "FAIL: the published table fails the contract check"; exit 1; }
   "$bin" eval table --out "$dir/cmp" --first-pass 1 --playout builtin:nodes=100 --compare "$shared_table" >/dev/null 2>&1
   grep -q "Change against" "$dir/cmp/report.html" || { echo "FAIL: no comparison in the report"; exit 1; }
 fi
