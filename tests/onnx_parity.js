@@ -36,6 +36,17 @@ async function main() {
   if (JSON.stringify(session.outputNames) !== JSON.stringify(wantOutputs))
     failures.push(`outputs ${JSON.stringify(session.outputNames)}, want ${JSON.stringify(wantOutputs)}`);
 
+  // What the site does at load: one all-zero position; the first output must be [1, labels].
+  {
+    const feeds = {};
+    for (const i of header.inputs)
+      feeds[i.name] = new ort.Tensor('float32', new Float32Array(i.planes * 81), [1, i.planes, 9, 9]);
+    const out = await session.run(feeds);
+    const first = out[session.outputNames[0]];
+    if (JSON.stringify(first.dims) !== JSON.stringify([1, labels]))
+      failures.push(`zero input: first output dims ${JSON.stringify(first.dims)}, want [1,${labels}]`);
+  }
+
   const inputs = header.inputs.map((i) => ({...i, data: floats(i.file)}));
   const policy = floats('policy.f32');
   const value = floats('value.f32');

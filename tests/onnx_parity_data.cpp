@@ -6,6 +6,7 @@
 // file for the network (with the value output), to compare with the command line's.
 //
 //   onnx_parity_data site|native DIR COUNT SEED
+//   onnx_parity_data trained DIR COUNT SEED CKPT    (a trained checkpoint of either format)
 //
 // site:   6 blocks x 64 channels (the site's size); input1.f32 [N,62,9,9], input2.f32
 //         [N,59,9,9]; policy.f32 [N,648] = the policy convolution flattened (the unfolded module
@@ -93,12 +94,19 @@ float max_abs(const torch::Tensor& a, const torch::Tensor& b) {
   return (a - b).abs().max().item<float>();
 }
 
-int run(const std::string& format, const std::filesystem::path& dir, int count, uint64_t seed) {
+int run(std::string format, const std::filesystem::path& dir, int count, uint64_t seed,
+        const std::string& trained) {
+  PolicyValueNet net{nullptr};
+  if (!trained.empty()) {  // a trained checkpoint instead of a made-up network
+    net = load_checkpoint(trained).net;
+    net->eval();
+    format = format_name(net->config());
+  }
   const bool site = format == "site";
   if (!site && format != "native") throw std::runtime_error("format: site or native");
   std::filesystem::create_directories(dir);
   torch::manual_seed(seed);
-  PolicyValueNet net(with_format(site ? NetConfig{64, 6} : NetConfig{16, 2}, format));
+  if (!net) net = PolicyValueNet(with_format(site ? NetConfig{64, 6} : NetConfig{16, 2}, format));
 
   const auto positions = sample(count, seed);
   EncodedBatch batch;
@@ -110,8 +118,7 @@ int run(const std::string& format, const std::filesystem::path& dir, int count, 
   }
   const int n = batch.size();
   const torch::Tensor x = planes_tensor(batch, torch::kCPU);
-  // Statistics from other positions than the compared ones.
-  {
+  if (trained.empty()) {  // statistics from other positions than the compared ones
     EncodedBatch calibration;
     calibration.site = site;
     for (const auto& [r, pos] : sample(256, seed + 1000)) calibration.add(pos);
@@ -200,12 +207,13 @@ int run(const std::string& format, const std::filesystem::path& dir, int count, 
 }  // namespace fuseki::net
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: onnx_parity_data site|native DIR COUNT SEED\n");
+  if (argc != 5 && argc != 6) {
+    std::fprintf(stderr, "usage: onnx_parity_data site|native|trained DIR COUNT SEED [CKPT]\n");
     return 2;
   }
   try {
-    return fuseki::net::run(argv[1], argv[2], std::stoi(argv[3]), std::stoull(argv[4]));
+    return fuseki::net::run(argv[1], argv[2], std::stoi(argv[3]), std::stoull(argv[4]),
+                            argc == 6 ? argv[5] : "");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "onnx_parity_data: %s\n", e.what());
     return 2;
