@@ -6,13 +6,14 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git python3
   clang libclang-rt-14-dev clang-format
   libtorch-dev libopenblas0-openmp libeigen3-dev libhdf5-dev libcli11-dev libgtest-dev
-  nlohmann-json3-dev libtomlplusplus-dev
+  nlohmann-json3-dev libtomlplusplus-dev libonnx-dev
   fairy-stockfish gpsshogi python3-h5py
   slurmctld slurmd slurm-client munge
 )
 
-# Node.js and npm run the Yari tests against ffish and Fairy-Stockfish in WebAssembly (npm); a
-# machine that has them from elsewhere keeps its own.
+# Node.js and npm run the Yari tests against ffish and Fairy-Stockfish in WebAssembly (npm) and
+# the ONNX export's test against onnxruntime-web; a machine that has them from elsewhere keeps its
+# own.
 command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()
