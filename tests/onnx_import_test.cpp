@@ -131,7 +131,9 @@ void round_trip(const NetConfig& config, bool value) {
   for (size_t i = 0; i < ea.size(); ++i) {
     for (int j = 0; j < kPolicySize; ++j)
       ASSERT_NEAR(ea[i].policy[size_t(j)], eb[i].policy[size_t(j)], 1e-6) << i << " " << j;
-    if (imported->has_value()) ASSERT_NEAR(ea[i].value, eb[i].value, 1e-6) << i;
+    if (imported->has_value()) {
+      ASSERT_NEAR(ea[i].value, eb[i].value, 1e-6) << i;
+    }
   }
 }
 
