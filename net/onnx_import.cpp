@@ -125,7 +125,8 @@ struct Node {
   std::vector<int64_t> strides, pads, dilations, perm, axes;
   int64_t group = 1, axis = 0, trans_a = 0, trans_b = 0, to = 0;
   float alpha = 1, beta = 1, epsilon = 1e-5f;
-  bool in_place = false;  // Relu, Add: may overwrite in[0]
+  bool in_place = false;     // Relu, Add: may overwrite in[0]
+  std::vector<int> release;  // slots read for the last time here: freed after the node
   bool axis_set = false;
   std::string where() const { return "node '" + name + "' (" + op + ")"; }
 };
@@ -142,6 +143,7 @@ struct OnnxNet::Impl {
   std::vector<torch::Tensor> constants;  // per slot; defined for initializers and constants
   std::vector<int> inputs;               // input1, input2 or planes
   int policy = -1, value = -1;
+  int whole_input = -1;  // the slot of Concat(input1, input2, axis 1), when the graph has it
   std::vector<Node> nodes;
   size_t slots = 0;
 
@@ -415,6 +417,7 @@ std::tuple<torch::Tensor, torch::Tensor> OnnxNet::Impl::forward(const torch::Ten
   if (site) {
     r[size_t(inputs[0])] = input.slice(1, 0, kSitePlanes1);
     r[size_t(inputs[1])] = input.slice(1, kSitePlanes1, kSiteInputPlanes);
+    if (whole_input >= 0) r[size_t(whole_input)] = input;
   } else {
     r[size_t(inputs[0])] = input;
   }
@@ -423,6 +426,7 @@ std::tuple<torch::Tensor, torch::Tensor> OnnxNet::Impl::forward(const torch::Ten
     for (const Node& n : nodes) {
       current = &n;
       r[size_t(n.out)] = run(n, r);
+      for (int s : n.release) r[size_t(s)].reset();  // keeps the working set small, in cache
     }
   } catch (const std::exception& e) {
     std::string what = e.what();
@@ -893,6 +897,13 @@ std::unique_ptr<OnnxNet::Impl> build(const std::string& bytes, const std::string
       if (!drop[i]) kept.push_back(std::move(nodes[i]));
     nodes = std::move(kept);
   }
+  // Concat(input1, input2) on axis 1: the evaluator's planes as they are (not fresh: never
+  // overwritten in place).
+  if (site && !nodes.empty() && nodes.front().kind == Kind::Concat && nodes.front().axis == 1 &&
+      nodes.front().in == impl->inputs) {
+    impl->whole_input = nodes.front().out;  // input1 then input2: the planes as they come
+    nodes.erase(nodes.begin());
+  }
   // In place: Relu and Add on a fresh tensor (made by a computing node, not a view of another
   // or an input or constant) that nothing reads afterwards and no view shares.
   {
@@ -915,6 +926,10 @@ std::unique_ptr<OnnxNet::Impl> build(const std::string& bytes, const std::string
       }
       fresh[size_t(n.out)] = !is_view(n.kind) && n.kind != Kind::Shape;
     }
+    for (size_t s = 0; s < last.size(); ++s)
+      if (last[s] >= 0 && !constants[s].defined() && int(s) != impl->policy &&
+          int(s) != impl->value)
+        nodes[size_t(last[s])].release.push_back(int(s));
     (void)uses;
   }
   impl->slots = constants.size();

@@ -213,8 +213,8 @@ TEST(OnnxImport, HandMadeGraphWithBatchNorm) {
   ASSERT_TRUE(hand_made(w, bn, fc).SerializeToString(&bytes));
   const auto net = OnnxNet::from_bytes(bytes, "hand");
   EXPECT_EQ(net->operators(),
-            (std::vector<std::string>{"Concat", "Conv", "Relu", "Flatten", "GlobalAveragePool",
-                                      "Flatten", "MatMul"}));  // BN folded, Identity gone
+            (std::vector<std::string>{"Conv", "Relu", "Flatten", "GlobalAveragePool", "Flatten",
+                                      "MatMul"}));  // Concat of the inputs, BN and Identity gone
   const torch::Tensor x = planes_of(positions(50, 9), true);
   torch::NoGradGuard no_grad;
   const torch::Tensor r = torch::relu(
