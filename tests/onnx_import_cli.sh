@@ -50,6 +50,20 @@ for format in site native; do
     fail "$format: eval strength differs between .ckpt and .onnx"
   grep -q '"wins": ' "$dir/strength-$format.onnx.json" || fail "no games played"
 done
+# eval table: the same table; the model named after the file's iterN.
+cp "$dir/site.onnx" "$dir/fuseki_test_iter0.onnx"
+for net in "$dir/run-site/models/gen-0000.ckpt" "$dir/fuseki_test_iter0.onnx"; do
+  "$bin" eval table --network "$net" --first-pass 1 --adaptive false --playout builtin:nodes=20 \
+    --out "$dir/table-$(basename "$net")" >/dev/null 2>&1 || fail "eval table with $net"
+done
+/usr/bin/python3 - "$dir/table-gen-0000.ckpt/table.json" "$dir/table-fuseki_test_iter0.onnx/table.json" <<'PY' ||
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["model"] == b["model"] == "iter0", (a["model"], b["model"])
+a["settings"].pop("network"); b["settings"].pop("network")
+assert a == b, "tables differ"
+PY
+  fail "eval table differs between .ckpt and .onnx"
 # An .onnx as a strength reference too.
 "$bin" eval strength --network "$dir/site.onnx" --references "uniform, $dir/site.onnx" --games 4 \
   --referee builtin:nodes=40 --out "$dir/refs.json" >/dev/null 2>&1 || fail "an .onnx reference"
