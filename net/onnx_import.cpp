@@ -802,7 +802,7 @@ std::unique_ptr<OnnxNet::Impl> build(const std::string& bytes, const std::string
 
   // Floating constants to the device and precision.
   for (torch::Tensor& t : constants)
-    if (t.defined()) t = t.is_floating_point() ? t.to(device, dtype) : t.to(device);
+    if (t.defined() && t.is_floating_point()) t = t.to(device, dtype);  // shapes stay on the CPU
 
   std::vector<Node>& nodes = impl->nodes;
   // Identity and Dropout: their readers read the input instead.

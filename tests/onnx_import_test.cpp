@@ -157,6 +157,14 @@ onnx::ModelProto hand_made(const torch::Tensor& w, const torch::Tensor& bn,
     for (int64_t d : c.sizes()) p->add_dims(d);
     p->set_raw_data(std::string(static_cast<const char*>(c.data_ptr()), size_t(c.nbytes())));
   };
+  auto init_ints = [&](const std::string& name, std::vector<int64_t> dims,
+                       std::vector<int64_t> values) {
+    onnx::TensorProto* p = g->add_initializer();
+    p->set_name(name);
+    p->set_data_type(onnx::TensorProto::INT64);
+    for (int64_t d : dims) p->add_dims(d);
+    for (int64_t v : values) p->add_int64_data(v);
+  };
   auto node = [&](const std::string& op, std::vector<std::string> in, const std::string& out) {
     onnx::NodeProto* n = g->add_node();
     n->set_op_type(op);
@@ -195,7 +203,20 @@ onnx::ModelProto hand_made(const torch::Tensor& w, const torch::Tensor& bn,
   node("Flatten", {"r"}, "output_policy");
   auto* gap = node("GlobalAveragePool", {"r"}, "pooled");
   (void)gap;
-  node("Flatten", {"pooled"}, "pf");
+  // [N, 8, 1, 1] -> [N, 8] the way PyTorch exports x.view(x.size(0), -1): Shape, Gather,
+  // Unsqueeze, Concat with a constant, Reshape.
+  node("Shape", {"pooled"}, "shape");
+  init_ints("zero", {}, {0});
+  init_ints("minus_one", {1}, {-1});
+  init_ints("axes0", {1}, {0});
+  node("Gather", {"shape", "zero"}, "n");
+  node("Unsqueeze", {"n", "axes0"}, "n1");
+  auto* c2 = node("Concat", {"n1", "minus_one"}, "shape2");
+  auto* a2 = c2->add_attribute();
+  a2->set_name("axis");
+  a2->set_type(onnx::AttributeProto::INT);
+  a2->set_i(0);
+  node("Reshape", {"pooled", "shape2"}, "pf");
   node("MatMul", {"pf", "fc"}, "z");
   node("Identity", {"z"}, "output_value");
   io(g->add_output(), "output_policy", {648});
@@ -213,7 +234,8 @@ TEST(OnnxImport, HandMadeGraphWithBatchNorm) {
   ASSERT_TRUE(hand_made(w, bn, fc).SerializeToString(&bytes));
   const auto net = OnnxNet::from_bytes(bytes, "hand");
   EXPECT_EQ(net->operators(),
-            (std::vector<std::string>{"Conv", "Relu", "Flatten", "GlobalAveragePool", "Flatten",
+            (std::vector<std::string>{"Conv", "Relu", "Flatten", "GlobalAveragePool", "Shape",
+                                      "Gather", "Unsqueeze", "Concat", "Reshape",
                                       "MatMul"}));  // Concat of the inputs, BN and Identity gone
   const torch::Tensor x = planes_of(positions(50, 9), true);
   torch::NoGradGuard no_grad;
