@@ -42,9 +42,11 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
   auto m = std::make_shared<MatchArgs>();
   CLI::App* match = app.add_subcommand(
       "match", "Two placement networks against each other (A's score, 95 % interval)");
-  match->add_option("--a", m->a, "Checkpoint A, or 'uniform' for a uniformly random placer")
+  match
+      ->add_option("--a", m->a,
+                   "Checkpoint or .onnx network A, or 'uniform' for a uniformly random placer")
       ->required();
-  match->add_option("--b", m->b, "Checkpoint B, or 'uniform'")->required();
+  match->add_option("--b", m->b, "Checkpoint or .onnx network B, or 'uniform'")->required();
   match->add_option("--games", m->games, "Games per colour (at most; stops once decided)")
       ->check(CLI::Range(1, 10000000))
       ->capture_default_str();

@@ -12,7 +12,7 @@ NamedPlacer make_named_placer(const std::string& spec, double temperature,
     p.placer = std::make_unique<UniformPlacer>();
     return p;
   }
-  p.network = std::make_unique<net::Evaluator>(net::Evaluator::from_checkpoint(spec, options));
+  p.network = std::make_unique<net::Evaluator>(net::Evaluator::from_file(spec, options));
   p.placer = std::make_unique<NetworkPlacer>(*p.network, temperature);
   return p;
 }

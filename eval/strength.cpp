@@ -47,7 +47,7 @@ std::vector<std::string> strength_references(const std::string& list) {
       throw std::runtime_error("strength.references: an empty entry in '" + list + "'");
     if (item != "uniform" && !std::filesystem::is_regular_file(item))
       throw std::runtime_error("strength.references: unknown reference '" + item +
-                               "' (uniform, or a checkpoint file)");
+                               "' (uniform, or a checkpoint or .onnx file)");
     out.push_back(item);
     if (comma == std::string::npos) break;
     start = comma + 1;

@@ -2,6 +2,7 @@
 // slice of an array), its journal and resume, its outputs. cli/cmd_eval.cpp declares the flags.
 #include "eval/table_run.h"
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -43,6 +44,15 @@ std::map<std::string, std::string> settings_of(const TableRunOptions& a) {
 // The site's name of the placement network: iterN for a checkpoint of generation N.
 std::string model_name(const std::string& network) {
   if (network.empty() || network == "uniform") return "uniform";
+  if (net::Evaluator::is_onnx(network)) {  // no generation inside: the file name's iterN
+    const std::string stem = std::filesystem::path(network).stem().string();
+    const size_t at = stem.rfind("iter");
+    size_t end = at == std::string::npos ? at : at + 4;
+    while (end != std::string::npos && end < stem.size() && std::isdigit((unsigned char)stem[end]))
+      ++end;
+    if (at != std::string::npos && end > at + 4) return stem.substr(at, end - at);
+    return stem;
+  }
   return "iter" + std::to_string(net::load_checkpoint(network).state.generation);
 }
 
@@ -110,7 +120,7 @@ int run_table(const TableRunOptions& a) {
   std::unique_ptr<net::Evaluator> eval;
   if (!a.network.empty())
     eval = std::make_unique<net::Evaluator>(
-        net::Evaluator::from_checkpoint(a.network, {a.device, 1, 64, a.precision}));
+        net::Evaluator::from_file(a.network, {a.device, 1, 64, a.precision}));
   fs::path out = a.out;
   fs::create_directories(out);
   std::map<std::string, std::string> settings = settings_of(a);

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include "net/checkpoint.h"
 #include "net/network.h"
+#include "net/onnx_import.h"
 #include "net/sample.h"
 
 namespace fuseki::net {
@@ -15,19 +17,28 @@ struct Evaluator::Impl {
   torch::ScalarType dtype;
   int threads;
   int chunk;
-  InferenceNet net;
+  std::optional<InferenceNet> net;      // a PolicyValueNet (a checkpoint), or
+  std::shared_ptr<const OnnxNet> onnx;  // an imported ONNX graph
+  NetConfig config;
   EncodedBatch batch;
 
-  Impl(const PolicyValueNetImpl& source, const EvaluatorOptions& options)
+  explicit Impl(const EvaluatorOptions& options)
       : device(select_device(options.device)),
         dtype(select_precision(options.precision, device)),
         threads(options.threads),
-        chunk(options.cpu_chunk),
-        net(source, device, dtype) {
+        chunk(options.cpu_chunk) {
     if (threads < 0) throw std::invalid_argument("evaluator: threads must be >= 0");
     if (chunk < 0) throw std::invalid_argument("evaluator: cpu_chunk must be >= 0");
     if (!device.is_cpu()) chunk = 0;
-    batch.site = source.config().site();
+  }
+  Impl(const PolicyValueNetImpl& source, const EvaluatorOptions& options) : Impl(options) {
+    net.emplace(source, device, dtype);
+    config = source.config();
+    batch.site = config.site();
+  }
+
+  std::tuple<torch::Tensor, torch::Tensor> forward(const torch::Tensor& x) const {
+    return onnx ? onnx->forward(x) : net->forward(x);
   }
 
   void apply_threads() const {
@@ -49,24 +60,39 @@ Evaluator Evaluator::from_checkpoint(const std::string& path, const EvaluatorOpt
   return Evaluator(*checkpoint.net, options);
 }
 
+Evaluator Evaluator::from_onnx(const std::string& path, const EvaluatorOptions& options) {
+  auto impl = std::make_unique<Impl>(options);
+  impl->onnx = OnnxNet::load(path, impl->device, impl->dtype);
+  impl->config = impl->onnx->config();
+  impl->batch.site = impl->config.site();
+  return Evaluator(std::move(impl));
+}
+
+Evaluator Evaluator::from_file(const std::string& path, const EvaluatorOptions& options) {
+  return is_onnx_file(path) ? from_onnx(path, options) : from_checkpoint(path, options);
+}
+
+bool Evaluator::is_onnx(const std::string& path) { return is_onnx_file(path); }
+
 Evaluator::~Evaluator() = default;
 Evaluator::Evaluator(Evaluator&&) noexcept = default;
 Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
 
 void Evaluator::set_weights(const PolicyValueNetImpl& net) {
-  if (!(net.config() == impl_->net.config()))
+  if (!(net.config() == impl_->config))
     throw std::invalid_argument("evaluator: new weights are " + describe(net.config()) +
-                                ", this evaluator runs " + describe(impl_->net.config()));
-  impl_->net = InferenceNet(net, impl_->device, impl_->dtype);
+                                ", this evaluator runs " + describe(impl_->config));
+  impl_->net.emplace(net, impl_->device, impl_->dtype);
+  impl_->onnx.reset();
 }
 
 void Evaluator::evaluate(const EncodedBatch& batch, float* policy, float* values) {
   const int n = batch.size();
   if (n == 0) return;
-  if (batch.site != impl_->net.config().site())
+  if (batch.site != impl_->config.site())
     throw std::invalid_argument(std::string("evaluator: positions encoded for the ") +
                                 (batch.site ? "site" : "native") + " format, the network reads " +
-                                format_name(impl_->net.config()));
+                                format_name(impl_->config));
   impl_->apply_threads();
   torch::NoGradGuard no_grad;
   const torch::Tensor x = planes_tensor(batch, impl_->device);
@@ -76,7 +102,7 @@ void Evaluator::evaluate(const EncodedBatch& batch, float* policy, float* values
   const int step = impl_->chunk > 0 ? impl_->chunk : n;
   for (int first = 0; first < n; first += step) {
     const int count = std::min(step, n - first);
-    auto [logits, value] = impl_->net.forward(x.slice(0, first, first + count));
+    auto [logits, value] = impl_->forward(x.slice(0, first, first + count));
     const torch::Tensor p =
         masked_softmax(logits, mask.slice(0, first, first + count)).to(torch::kCPU).contiguous();
     const torch::Tensor v = value.to(torch::kCPU).contiguous();
@@ -113,7 +139,7 @@ Move Evaluator::sample(const Position& pos, const Evaluation& eval, double tempe
   return sample_drop(pos, eval.policy.data(), temperature, rng);
 }
 
-const NetConfig& Evaluator::config() const { return impl_->net.config(); }
+const NetConfig& Evaluator::config() const { return impl_->config; }
 std::string Evaluator::device() const { return impl_->device.str(); }
 int Evaluator::threads() const {
   return impl_->threads > 0 ? impl_->threads : torch::get_num_threads();

@@ -41,6 +41,13 @@ class Evaluator {
   explicit Evaluator(const NetConfig& config, const EvaluatorOptions& options = {});
   // The network of a checkpoint file (net/checkpoint.h); throws std::runtime_error.
   static Evaluator from_checkpoint(const std::string& path, const EvaluatorOptions& options = {});
+  // An ONNX network (net/onnx_import.h: the site's format or fusekilab's native export), read
+  // and run with LibTorch operations; throws CheckpointError (a std::runtime_error).
+  static Evaluator from_onnx(const std::string& path, const EvaluatorOptions& options = {});
+  // Either, by the file: ONNX for a .onnx name or an ONNX model's first bytes, else a
+  // checkpoint. Wherever a network file is accepted for inference.
+  static Evaluator from_file(const std::string& path, const EvaluatorOptions& options = {});
+  static bool is_onnx(const std::string& path);
   ~Evaluator();
   Evaluator(Evaluator&&) noexcept;
   Evaluator& operator=(Evaluator&&) noexcept;

@@ -148,6 +148,9 @@ SelfPlayOptions selfplay_options(const RunConfig& c, int generation, const KingP
 }  // namespace
 
 void init_run(const RunConfig& c) {
+  if (!c.init_from.empty() && net::Evaluator::is_onnx(c.init_from))  // before anything is written
+    throw std::runtime_error("'" + c.init_from +
+                             "': an ONNX network cannot be trained from; use a checkpoint");
   RunPaths paths{c.dir};
   fs::create_directories(paths.models());
   FileLock lock((paths.models() / "init.lock").string(), "another init of " + c.dir);

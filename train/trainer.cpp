@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "net/checkpoint.h"
+#include "net/evaluator.h"
 #include "net/network.h"
 
 namespace fuseki {
@@ -87,6 +88,9 @@ Trainer::Trainer(const net::NetConfig& config, const TrainOptions& options, uint
     m.optimizer = std::make_unique<torch::optim::Adam>(m.net->parameters(), adam_options);
     m.rng = Rng(Rng::derive(seed, 77));
   } else {
+    if (net::Evaluator::is_onnx(checkpoint))
+      throw std::runtime_error("'" + checkpoint +
+                               "': an ONNX network cannot be trained from; use a checkpoint");
     net::Checkpoint c = net::load_checkpoint(checkpoint, m.device);
     m.config = c.config;
     m.net = c.net;
