@@ -17,34 +17,16 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "net/evaluator.h"
 #include "rules/movegen.h"
 
 using namespace fuseki;
 using namespace fuseki::net;
+using fuseki::bench::now;
+using fuseki::bench::positions;
 
 namespace {
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// Placement positions at every ply of random games under the three placement rule sets.
-std::vector<Position> positions(int n) {
-  const RuleSet rules[] = {RuleSet::Fuseki, RuleSet::BalanceV1, RuleSet::Balance};
-  Rng rng(2026);
-  std::vector<Position> out;
-  for (int game = 0; int(out.size()) < n; ++game) {
-    Position pos = Position::start(rules[game % 3]);
-    while (pos.in_placement() && int(out.size()) < n) {
-      out.push_back(pos);
-      MoveList list;
-      generate_legal(pos, list);
-      pos.do_move(list.moves[rng.below(uint32_t(list.size))]);
-    }
-  }
-  return out;
-}
 
 // Decisions per second with `batch` positions per forward pass; the best of `repeats` runs.
 double decisions_per_second(Evaluator& eval, const std::vector<Position>& pos, int batch,

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "net/checkpoint.h"
 #include "net/evaluator.h"
 #include "net/network.h"
@@ -26,28 +27,10 @@
 
 using namespace fuseki;
 using namespace fuseki::net;
+using fuseki::bench::now;
+using fuseki::bench::positions;
 
 namespace {
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-std::vector<Position> positions(int n) {
-  const RuleSet rules[] = {RuleSet::Fuseki, RuleSet::BalanceV1, RuleSet::Balance};
-  Rng rng(2026);
-  std::vector<Position> out;
-  for (int game = 0; int(out.size()) < n; ++game) {
-    Position pos = Position::start(rules[game % 3]);
-    while (pos.in_placement() && int(out.size()) < n) {
-      out.push_back(pos);
-      MoveList list;
-      generate_legal(pos, list);
-      pos.do_move(list.moves[rng.below(uint32_t(list.size))]);
-    }
-  }
-  return out;
-}
 
 // Seconds for one pass over all positions in batches of `batch`.
 double pass(Evaluator& eval, const std::vector<const Position*>& ptrs, int batch,

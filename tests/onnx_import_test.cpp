@@ -20,6 +20,7 @@
 #include "rules/movegen.h"
 #include "rules/position.h"
 #include "rules/rng.h"
+#include "tests/net_fixture.h"
 
 namespace fuseki::net {
 namespace {
@@ -68,21 +69,7 @@ torch::Tensor planes_of(const std::vector<Position>& ps, bool site) {
 PolicyValueNet made_up(const NetConfig& config, uint64_t seed) {
   torch::manual_seed(seed);
   PolicyValueNet net(config);
-  torch::NoGradGuard no_grad;
-  std::vector<torch::nn::BatchNorm2dImpl*> bns;
-  for (auto& m : net->modules(false))
-    if (auto* bn = m->as<torch::nn::BatchNorm2dImpl>()) bns.push_back(bn);
-  for (auto* bn : bns) {
-    const int64_t c = bn->running_mean.size(0);
-    bn->weight.copy_(torch::rand({c}) + 0.5);
-    bn->bias.copy_((torch::rand({c}) - 0.5) * 0.6);
-    bn->options.momentum(1.0);
-  }
-  net->policy_conv->bias.copy_((torch::rand(net->policy_conv->bias.sizes()) - 0.5) * 0.4);
-  net->train();
-  net->forward(planes_of(positions(128, seed + 1000), config.site()));
-  for (auto* bn : bns) bn->options.momentum(0.1);
-  net->eval();
+  randomize_batch_norms(*net, planes_of(positions(128, seed + 1000), config.site()));
   return net;
 }
 

@@ -33,6 +33,7 @@
 #include "rules/position.h"
 #include "rules/rng.h"
 #include "rules/ruleset.h"
+#include "tests/net_fixture.h"
 
 namespace fuseki::net {
 namespace {
@@ -57,27 +58,6 @@ std::vector<std::pair<RuleSet, Position>> sample(int count, uint64_t seed) {
     }
   }
   return out;
-}
-
-// What training leaves: batch-norm scales and shifts away from 1 and 0, running statistics
-// those of real positions (taken from one forward pass in training mode over `x`, momentum 1,
-// so every ReLU sees activations of both signs), and a non-zero policy bias.
-void randomize(PolicyValueNetImpl& net, const torch::Tensor& x) {
-  torch::NoGradGuard no_grad;
-  std::vector<torch::nn::BatchNorm2dImpl*> bns;
-  for (auto& m : net.modules(/*include_self=*/false))
-    if (auto* bn = m->as<torch::nn::BatchNorm2dImpl>()) bns.push_back(bn);
-  for (auto* bn : bns) {
-    const int64_t c = bn->running_mean.size(0);
-    bn->weight.copy_(torch::rand({c}) + 0.5);
-    bn->bias.copy_((torch::rand({c}) - 0.5) * 0.6);
-    bn->options.momentum(1.0);
-  }
-  net.policy_conv->bias.copy_((torch::rand(net.policy_conv->bias.sizes()) - 0.5) * 0.4);
-  net.train();
-  net.forward(x);
-  for (auto* bn : bns) bn->options.momentum(0.1);
-  net.eval();
 }
 
 void write(const std::filesystem::path& path, const void* data, size_t bytes) {
@@ -122,7 +102,7 @@ int run(std::string format, const std::filesystem::path& dir, int count, uint64_
     EncodedBatch calibration;
     calibration.site = site;
     for (const auto& [r, pos] : sample(256, seed + 1000)) calibration.add(pos);
-    randomize(*net, planes_tensor(calibration, torch::kCPU));
+    randomize_batch_norms(*net, planes_tensor(calibration, torch::kCPU));
   }
   save_checkpoint((dir / "net.ckpt").string(), *net, nullptr, {});
   // The library's export, which `fusekilab export --onnx` of net.ckpt must match byte for byte.
