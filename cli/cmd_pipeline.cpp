@@ -74,7 +74,8 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
   p->add_option("--dir", a->dir, "Run directory (run.dir)");
   p->add_option("--generations", a->generations, "Generations to reach (run.generations)")
       ->check(CLI::Range(0, 100000));
-  p->add_option("--init-from", a->init_from, "Start from this checkpoint (network.init_from)");
+  p->add_option("--init-from", a->init_from,
+                "Start from this checkpoint or .onnx network (network.init_from)");
   p->add_option("--device", a->device,
                 "cpu, cuda or cuda:N for inference and training (run.device)");
   auto pipeline_flags = run_config_flags(p);

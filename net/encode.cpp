@@ -5,6 +5,7 @@
 
 #include "net/site_features.h"
 #include "rules/movegen.h"
+#include "rules/rng.h"
 
 namespace fuseki::net {
 namespace {
@@ -125,6 +126,24 @@ void EncodedBatch::add(const Position& pos) {
   else
     encode(pos, planes.data() + i * stride);
   legal_counts.push_back(legal_mask(pos, masks.data() + i * kPolicySize));
+}
+
+std::vector<Position> random_placement_positions(int count, uint64_t seed) {
+  const RuleSet rules[] = {RuleSet::Fuseki, RuleSet::BalanceV1, RuleSet::Balance};
+  Rng rng(seed);
+  std::vector<Position> out;
+  uint8_t mask[kPolicySize];
+  for (int game = 0; int(out.size()) < count; ++game) {
+    Position pos = Position::start(rules[game % 3]);
+    while (pos.in_placement() && int(out.size()) < count) {
+      if (legal_mask(pos, mask) > 0 && rng.below(2) == 0) out.push_back(pos);
+      MoveList list;
+      generate_legal(pos, list);
+      if (list.size == 0) break;
+      pos.do_move(list.moves[rng.below(uint32_t(list.size))]);
+    }
+  }
+  return out;
 }
 
 }  // namespace fuseki::net

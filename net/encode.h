@@ -67,6 +67,10 @@ Move policy_move(const Position& pos, int index);  // for the side to move
 
 // Positions encoded for one forward pass: planes (n * kInputSize) and masks (n * kPolicySize),
 // both contiguous, in the order added.
+// Placement positions along random placements of each rule set in turn (Fuseki, Balance v1,
+// Balance), each ply kept with probability 1/2; the same seed gives the same positions.
+std::vector<Position> random_placement_positions(int count, uint64_t seed);
+
 struct EncodedBatch {
   bool site = false;  // the site's features (net/site_features.h), kSiteInputPlanes a position
   std::vector<float> planes;

@@ -976,6 +976,51 @@ std::shared_ptr<const OnnxNet> OnnxNet::from_bytes(const std::string& bytes,
   return net;
 }
 
+std::vector<OnnxNet::Layer> OnnxNet::layers() const {
+  const Impl& m = *impl_;
+  auto constant = [&](const Node& n, size_t i) {
+    return i < n.in.size() && n.in[i] >= 0 && m.constants[size_t(n.in[i])].defined()
+               ? m.constants[size_t(n.in[i])].to(torch::kCPU, torch::kFloat32)
+               : torch::Tensor();
+  };
+  std::vector<Layer> out;
+  for (const Node& n : m.nodes) {
+    if (n.kind != Kind::Conv && n.kind != Kind::Gemm && n.kind != Kind::MatMul) continue;
+    Layer l;
+    l.node = n.where();
+    l.conv = n.kind == Kind::Conv;
+    torch::Tensor w = constant(n, 1), b = constant(n, 2);
+    if (!w.defined()) continue;  // a product of two computed tensors: no weights to take
+    if (n.kind == Kind::Gemm) {
+      if (w.dim() != 2) continue;
+      w = (n.trans_b ? w : w.t()) * n.alpha;
+      if (b.defined()) b = b.reshape({-1}) * n.beta;
+    } else if (n.kind == Kind::MatMul) {
+      if (w.dim() != 2) continue;
+      w = w.t();
+    } else {
+      auto all = [](const std::vector<int64_t>& v, int64_t x) {
+        return std::all_of(v.begin(), v.end(), [&](int64_t e) { return e == x; });
+      };
+      const int64_t half = w.dim() == 4 ? w.size(2) / 2 : -1;
+      l.plain = w.dim() == 4 && w.size(2) == w.size(3) && w.size(2) % 2 == 1 && n.group == 1 &&
+                all(n.strides, 1) && all(n.dilations, 1) && all(n.pads, half) &&
+                (!n.pads.empty() || half == 0);
+    }
+    l.weight = w.contiguous();
+    l.bias = b.defined() && b.numel() == w.size(0) ? b.contiguous() : torch::zeros({w.size(0)});
+    const int in = n.in[0];
+    if (in == m.whole_input || (!m.site && in == m.inputs[0]))
+      l.source = 2;
+    else if (m.site && in == m.inputs[0])
+      l.source = 0;
+    else if (m.site && in == m.inputs[1])
+      l.source = 1;
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
 std::vector<std::string> OnnxNet::operators() const {
   std::vector<std::string> out;
   for (const Node& n : impl_->nodes) out.push_back(n.op);
@@ -1010,6 +1055,7 @@ std::shared_ptr<const OnnxNet> OnnxNet::from_bytes(const std::string&, const std
 }
 
 std::vector<std::string> OnnxNet::operators() const { return {}; }
+std::vector<OnnxNet::Layer> OnnxNet::layers() const { return {}; }
 
 bool is_onnx_file(const std::string& path) { return has_suffix(path, ".onnx"); }
 

@@ -55,6 +55,18 @@ class OnnxNet {
   // The operators of the graph in execution order (after batch-norm folding).
   std::vector<std::string> operators() const;
 
+  // The weighted layers in execution order, each batch norm folded into the convolution before
+  // it: what a trainable network started from this file takes (net/onnx_init.h).
+  struct Layer {
+    std::string node;            // the node's name and operator, for errors
+    bool conv = false;           // a Conv; else a Gemm or MatMul
+    torch::Tensor weight, bias;  // float32 on the CPU; a Gemm/MatMul's as torch::nn::Linear's
+                                 // [out, in]; bias [out], zeros where the node has none
+    bool plain = true;           // a Conv with stride 1, no dilation, one group, "same" padding
+    int source = -1;             // reads a graph input: 0 input1, 1 input2, 2 both or planes
+  };
+  std::vector<Layer> layers() const;
+
   struct Impl;
 
  private:

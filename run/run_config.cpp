@@ -44,7 +44,8 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
               "Inputs and labels: native (36 planes, 288 drops) or site (the fusekishogi.com "
               "front end's 62 + 59 planes and 648 labels, docs/network.md)")
       .path("init_from", c.init_from,
-            "A checkpoint to start from instead (e.g. one trained under balance-v1)");
+            "A checkpoint to start from instead (e.g. one trained under balance-v1), or an "
+            ".onnx network of fusekilab's shape, such as the site's (docs/deploy.md)");
   s.emplace_back("selfplay", "Self-play: placement by the network, then the play-out.");
   s.back()
       .integer("games", c.games, 1, 100000000, "Games per generation")

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -148,10 +149,11 @@ SelfPlayOptions selfplay_options(const RunConfig& c, int generation, const KingP
 }  // namespace
 
 void init_run(const RunConfig& c) {
-  if (!c.init_from.empty() && net::Evaluator::is_onnx(c.init_from))  // before anything is written
-    throw std::runtime_error("'" + c.init_from +
-                             "': an ONNX network cannot be trained from; use a checkpoint");
   RunPaths paths{c.dir};
+  // The first network before anything is written: a bad network.init_from leaves no run behind.
+  std::unique_ptr<Trainer> first;
+  if (!fs::exists(paths.checkpoint(0)))
+    first = std::make_unique<Trainer>(net_config(c), train_options(c), c.seed, c.init_from);
   fs::create_directories(paths.models());
   FileLock lock((paths.models() / "init.lock").string(), "another init of " + c.dir);
   if (fs::exists(paths.config())) {
@@ -161,8 +163,11 @@ void init_run(const RunConfig& c) {
   }
   write_file_atomically(paths.config().string(), to_toml(c));
   if (!fs::exists(paths.checkpoint(0))) {
-    Trainer init(net_config(c), train_options(c), c.seed, c.init_from);
-    init.save(paths.checkpoint(0).string(), 0);
+    if (!first)
+      first = std::make_unique<Trainer>(net_config(c), train_options(c), c.seed, c.init_from);
+    if (!first->init_note().empty())
+      std::fprintf(stderr, "init: %s: %s\n", c.init_from.c_str(), first->init_note().c_str());
+    first->save(paths.checkpoint(0).string(), 0);
   }
   if (!fs::exists(paths.publication(0)))
     publish(paths, 0, {gen_name(0), true, "the first network", std::nullopt});

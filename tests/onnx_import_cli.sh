@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # ONNX import from the command line: `fusekilab match` and `eval strength` with a network's .onnx
 # export give the same JSON (same score, same games) as its checkpoint for the same seed, site
-# and native format; bad files are one clear error with exit 2 and nothing written; training
-# from an .onnx is refused.
+# and native format; bad files are one clear error with exit 2 and nothing written; a run started
+# from an .onnx plays as the file does, and one whose graph is another architecture is refused.
 set -euo pipefail
 bin=$(readlink -f "$1")
 dir=$(mktemp -d)
@@ -75,8 +75,27 @@ echo "not a network" >"$dir/text.onnx"
 expect_error "not an ONNX model" "$bin" eval strength --network "$dir/text.onnx" --games 2 \
   --out "$dir/x2.json"
 [ ! -e "$dir/x1" ] && [ ! -e "$dir/x2.json" ] || fail "a failed load wrote something"
-expect_error "an ONNX network cannot be trained from; use a checkpoint" \
-  "$bin" pipeline --dir "$dir/p" --generations 1 --network.init-from "$dir/site.onnx" \
-  --network.channels 8 --network.blocks 1 --selfplay.games 2
+
+# Training from an .onnx: the run's first network plays exactly as the file does.
+"$bin" init --dir "$dir/from-onnx" --network.init-from "$dir/site.onnx" >/dev/null 2>"$dir/init.err" ||
+  fail "init --init-from an .onnx: $(cat "$dir/init.err")"
+grep -q "policy and value taken from the file" "$dir/init.err" ||
+  fail "init did not say what it took: $(cat "$dir/init.err")"
+for net in "$dir/from-onnx/models/gen-0000.ckpt" "$dir/site.onnx"; do
+  "$bin" match --a "$net" --b uniform --games 12 --run.seed 7 --run.dir "$dir/m" \
+    >"$dir/init-match-$(basename "$net").json" 2>/dev/null || fail "match with $net"
+done
+same_json "$dir/init-match-gen-0000.ckpt.json" "$dir/init-match-site.onnx.json" a ||
+  fail "the network started from the .onnx plays differently from it"
+# A graph whose weights fit but whose function is another (a Relu made a Tanh): refused.
+/usr/bin/python3 - "$dir/site.onnx" "$dir/other.onnx" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+i = data.index(b"\x22\x04Relu")  # op_type "Relu" (field 4, length 4)
+open(sys.argv[2], "wb").write(data[:i] + b"\x22\x04Tanh" + data[i + 6:])
+PY
+expect_error "not fusekilab's residual architecture" \
+  "$bin" pipeline --dir "$dir/p" --generations 1 --network.init-from "$dir/other.onnx" \
+  --selfplay.games 2
 [ ! -e "$dir/p" ] || fail "a refused --init-from wrote the run directory"
 echo "onnx_import_cli: ok"

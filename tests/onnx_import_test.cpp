@@ -1,6 +1,7 @@
 // ONNX import: the exporter's files read back with OnnxNet give the network's logits and values
 // (site and native format, through the Evaluator too); a hand-made graph with a batch norm and
-// other operators; each bad input is one clear error.
+// other operators; each bad input is one clear error. A trainable network started from a file
+// (net/onnx_init.h) computes the file's function, a dlshogi-style split stem included.
 #include "net/onnx_import.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include "net/evaluator.h"
 #include "net/network.h"
 #include "net/onnx_export.h"
+#include "net/onnx_init.h"
 #include "net/site_features.h"
 #include "rules/movegen.h"
 #include "rules/position.h"
@@ -38,25 +40,6 @@ void write(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-// Placement positions along random placements of each rule set.
-std::vector<Position> positions(int count, uint64_t seed) {
-  Rng rng(seed);
-  std::vector<Position> out;
-  uint8_t mask[kPolicySize];
-  const RuleSet rules[] = {RuleSet::Fuseki, RuleSet::BalanceV1, RuleSet::Balance};
-  for (int game = 0; int(out.size()) < count; ++game) {
-    Position pos = Position::start(rules[game % 3]);
-    while (pos.in_placement() && int(out.size()) < count) {
-      if (legal_mask(pos, mask) > 0 && rng.below(2) == 0) out.push_back(pos);
-      MoveList list;
-      generate_legal(pos, list);
-      if (list.size == 0) break;
-      pos.do_move(list.moves[rng.below(uint32_t(list.size))]);
-    }
-  }
-  return out;
-}
-
 torch::Tensor planes_of(const std::vector<Position>& ps, bool site) {
   EncodedBatch batch;
   batch.site = site;
@@ -69,7 +52,8 @@ torch::Tensor planes_of(const std::vector<Position>& ps, bool site) {
 PolicyValueNet made_up(const NetConfig& config, uint64_t seed) {
   torch::manual_seed(seed);
   PolicyValueNet net(config);
-  randomize_batch_norms(*net, planes_of(positions(128, seed + 1000), config.site()));
+  randomize_batch_norms(*net,
+                        planes_of(random_placement_positions(128, seed + 1000), config.site()));
   return net;
 }
 
@@ -87,7 +71,7 @@ void round_trip(const NetConfig& config, bool value) {
   EXPECT_EQ(imported->config(), net->config());
   EXPECT_EQ(imported->has_value(), value || !config.site());
 
-  const auto ps = positions(300, 5);
+  const auto ps = random_placement_positions(300, 5);
   const torch::Tensor x = planes_of(ps, config.site());
   torch::NoGradGuard no_grad;
   const auto [p0, v0] = InferenceNet(*net, torch::kCPU).forward(x);
@@ -224,7 +208,7 @@ TEST(OnnxImport, HandMadeGraphWithBatchNorm) {
             (std::vector<std::string>{"Conv", "Relu", "Flatten", "GlobalAveragePool", "Shape",
                                       "Gather", "Unsqueeze", "Concat", "Reshape",
                                       "MatMul"}));  // Concat of the inputs, BN and Identity gone
-  const torch::Tensor x = planes_of(positions(50, 9), true);
+  const torch::Tensor x = planes_of(random_placement_positions(50, 9), true);
   torch::NoGradGuard no_grad;
   const torch::Tensor r = torch::relu(
       torch::batch_norm(torch::conv2d(x, w), bn[0], bn[1], bn[2], bn[3], false, 0, 1e-3, false));
@@ -365,6 +349,199 @@ TEST_F(OnnxImportErrors, EvaluatorAndTrainingPaths) {
   const std::string ckpt = temp_path("net.ckpt");
   save_checkpoint(ckpt, *net_, nullptr, {});
   EXPECT_FALSE(Evaluator::is_onnx(ckpt));
+}
+
+// ---- A trainable network from an ONNX file (net/onnx_init.h) ----
+
+std::string written(const PolicyValueNetImpl& net, bool value, const std::string& name) {
+  OnnxExportOptions options;
+  options.value = value;
+  const std::string path = temp_path(name);
+  write(path, onnx_model_bytes(net, options));
+  return path;
+}
+
+// The started network in evaluation mode against the original: the same logits (and values).
+void expect_same_function(PolicyValueNetImpl& original, PolicyValueNetImpl& started, bool value) {
+  const torch::Tensor x = planes_of(random_placement_positions(200, 31), original.config().site());
+  torch::NoGradGuard no_grad;
+  original.eval();
+  started.eval();
+  const auto [p0, v0] = original.forward(x);
+  const auto [p1, v1] = started.forward(x);
+  EXPECT_LE(max_abs(p0, p1), 1e-4f);
+  EXPECT_GT(p0.abs().max().item<float>(), 1.0f);
+  if (value) {
+    EXPECT_LE(max_abs(v0, v1), 1e-4f);
+  }
+  started.train();
+}
+
+void init_round_trip(const NetConfig& config, bool value) {
+  PolicyValueNet net = made_up(config, 12);
+  const std::string file = written(*net, value, "init.onnx");
+  OnnxInit init = network_from_onnx(file, 5);
+  EXPECT_EQ(init.net->config(), config);
+  EXPECT_EQ(init.value_from_file, value);
+  EXPECT_TRUE(init.net->is_training());
+  EXPECT_LE(init.max_logit_diff, 1e-4f);
+  expect_same_function(*net, *init.net, value);
+  std::printf("%s\n", init.summary().c_str());
+}
+
+TEST(OnnxInit, SiteFormatWithValue) { init_round_trip(with_format({16, 2}, "site"), true); }
+TEST(OnnxInit, NativeFormat) { init_round_trip(NetConfig{16, 2}, true); }
+
+TEST(OnnxInit, PolicyOnlyFileGetsAFreshValueHead) {
+  init_round_trip(with_format({8, 3}, "site"), false);
+  PolicyValueNet net = made_up(with_format({8, 1}, "site"), 12);
+  const std::string file = written(*net, false, "policy-only.onnx");
+  const OnnxInit a = network_from_onnx(file, 5), b = network_from_onnx(file, 5),
+                 c = network_from_onnx(file, 6);
+  EXPECT_NE(a.summary().find("value head fresh"), std::string::npos) << a.summary();
+  // The fresh head comes from the seed.
+  EXPECT_TRUE(torch::equal(a.net->value_fc1->weight, b.net->value_fc1->weight));
+  EXPECT_FALSE(torch::equal(a.net->value_fc1->weight, c.net->value_fc1->weight));
+}
+
+// In training mode a batch's own statistics replace the running ones: the batch norms were set
+// from real positions' statistics, so the function stays about as close to the file's as the
+// original network's own training mode is to its evaluation mode; identity batch norms (running
+// mean 0, variance 1, scale 1, the bias as shift) would renormalise every channel.
+TEST(OnnxInit, TrainingModeStaysCloseToTheFile) {
+  PolicyValueNet net = made_up(with_format({16, 2}, "site"), 13);
+  OnnxInit init = network_from_onnx(written(*net, true, "train.onnx"), 5);
+  const torch::Tensor x = planes_of(random_placement_positions(256, 77), true);
+  torch::NoGradGuard no_grad;
+  net->eval();
+  const torch::Tensor p0 = std::get<0>(net->forward(x));
+  auto drift = [&](PolicyValueNetImpl& m) {  // in training mode, against the file's logits
+    m.train();
+    return (std::get<0>(m.forward(x)) - p0).abs().mean().item<double>();
+  };
+  // The original network's own drift.
+  PolicyValueNet copy = std::dynamic_pointer_cast<PolicyValueNetImpl>(net->clone());
+  const double own = drift(*copy);
+  // Identity batch norms: the same folded weights, running mean 0 and variance 1.
+  PolicyValueNet naive = std::dynamic_pointer_cast<PolicyValueNetImpl>(init.net->clone());
+  for (auto& m : naive->modules(false))
+    if (auto* bn = m->as<torch::nn::BatchNorm2dImpl>()) {
+      torch::Tensor shift = bn->bias - bn->running_mean * bn->weight /
+                                           torch::sqrt(bn->running_var + bn->options.eps());
+      bn->bias.copy_(shift);
+      bn->weight.copy_(torch::sqrt(bn->running_var + bn->options.eps()) /
+                       torch::sqrt(bn->running_var + bn->options.eps()));
+      bn->running_mean.zero_();
+      bn->running_var.fill_(1 - bn->options.eps());
+    }
+  const double identity = drift(*naive);
+  const double started = drift(*init.net);
+  std::printf(
+      "training-mode drift (mean |logit diff|): started %.4f, the original's own %.4f, "
+      "identity batch norms %.4f; mean |logit| %.4f\n",
+      started, own, identity, p0.abs().mean().item<double>());
+  EXPECT_LT(started, 2 * own + 1e-3);
+  EXPECT_LT(started, identity / 2);
+}
+
+// A dlshogi-style stem: a 3x3 and a 1x1 convolution over input1 and a 1x1 over input2, added,
+// instead of one 3x3 over their concatenation. The same function, split three ways.
+TEST(OnnxInit, SplitStemIsSummed) {
+  PolicyValueNet net = made_up(with_format({8, 1}, "site"), 14);
+  {  // input2 seen through the centre tap only, as a 1x1 convolution sees it
+    torch::NoGradGuard no_grad;
+    torch::Tensor in2 = net->stem_conv->weight.slice(1, kSitePlanes1);
+    const torch::Tensor centre = in2.slice(2, 1, 2).slice(3, 1, 2).clone();
+    in2.zero_();
+    in2.slice(2, 1, 2).slice(3, 1, 2).copy_(centre);
+  }
+  OnnxExportOptions options;
+  options.value = true;
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromString(onnx_model_bytes(*net, options)));
+  model.clear_metadata_props();  // the architecture from the graph alone
+  onnx::GraphProto* g = model.mutable_graph();
+  ASSERT_EQ(g->node(0).op_type(), "Concat");
+  ASSERT_EQ(g->node(1).op_type(), "Conv");
+  const std::string stem_out = g->node(1).output(0), w_name = g->node(1).input(1);
+  torch::Tensor w;  // the stem's weight, batch norm folded in
+  for (const auto& t : g->initializer())
+    if (t.name() == w_name)
+      w = torch::from_blob(const_cast<char*>(t.raw_data().data()), {8, kSiteInputPlanes, 3, 3})
+              .clone();
+  ASSERT_TRUE(w.defined());
+  // input1's centre tap split between the 3x3 and the 1x1; input2's centre as a 1x1.
+  torch::Tensor w3 = w.slice(1, 0, kSitePlanes1).clone();
+  const torch::Tensor w1 = w3.slice(2, 1, 2).slice(3, 1, 2).clone() * 0.25;
+  w3.slice(2, 1, 2).slice(3, 1, 2).mul_(0.75);
+  const torch::Tensor w2 = w.slice(1, kSitePlanes1).slice(2, 1, 2).slice(3, 1, 2).clone();
+  auto init = [&](const std::string& name, const torch::Tensor& t) {
+    const torch::Tensor c = t.contiguous();
+    onnx::TensorProto* p = g->add_initializer();
+    p->set_name(name);
+    p->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : c.sizes()) p->add_dims(d);
+    p->set_raw_data(std::string(static_cast<const char*>(c.data_ptr()), size_t(c.nbytes())));
+  };
+  init("w3", w3);
+  init("w1", w1);
+  init("w2", w2);
+  onnx::NodeProto* conv = g->mutable_node(1);  // the 3x3 over input1, with the stem's bias
+  conv->set_input(0, "input1");
+  conv->set_input(1, "w3");
+  conv->set_output(0, "s3");
+  auto node = [&](const std::string& op, std::vector<std::string> in, const std::string& out) {
+    onnx::NodeProto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(out);
+    for (auto& i : in) n->add_input(i);
+    n->add_output(out);
+  };
+  node("Conv", {"input1", "w1"}, "s1");
+  node("Conv", {"input2", "w2"}, "s2");
+  node("Add", {"s3", "s1"}, "s31");
+  node("Add", {"s31", "s2"}, stem_out);
+  g->mutable_node()->DeleteSubrange(0, 1);  // the Concat
+  std::string bytes;
+  ASSERT_TRUE(model.SerializeToString(&bytes));
+  const std::string file = temp_path("split.onnx");
+  write(file, bytes);
+  OnnxInit started = network_from_onnx(file, 5);
+  EXPECT_EQ(started.net->config(), net->config());
+  expect_same_function(*net, *started.net, true);
+}
+
+TEST(OnnxInit, AnotherArchitectureIsRefused) {
+  PolicyValueNet net = made_up(with_format({8, 1}, "site"), 15);
+  OnnxExportOptions options;
+  options.value = true;
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromString(onnx_model_bytes(*net, options)));
+  auto refused = [&](const std::string& want) {
+    std::string bytes;
+    ASSERT_TRUE(model.SerializeToString(&bytes));
+    const std::string file = temp_path("other.onnx");
+    write(file, bytes);
+    try {
+      network_from_onnx(file, 5);
+      ADD_FAILURE() << "started from " << want;
+    } catch (const CheckpointError& e) {
+      EXPECT_TRUE(contains(e.what(), want)) << e.what();
+      EXPECT_TRUE(contains(e.what(), file)) << e.what();
+    }
+  };
+  // Weights that fit, another function: a block's Relu made a Tanh.
+  for (auto& n : *model.mutable_graph()->mutable_node())
+    if (n.op_type() == "Relu") {
+      n.set_op_type("Tanh");
+      break;
+    }
+  refused("not fusekilab's residual architecture");
+  // Shapes that fit no layer: a single 1x1 convolution to 8 channels read as the stem, no
+  // policy head after it.
+  torch::manual_seed(4);
+  model = hand_made(torch::randn({8, 121, 1, 1}), torch::rand({4, 8}) + 0.5, torch::randn({8, 1}));
+  refused("no 1x1 convolution to 8 channels (the policy head)");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "net/checkpoint.h"
 #include "net/evaluator.h"
 #include "net/network.h"
+#include "net/onnx_init.h"
 
 namespace fuseki {
 
@@ -66,6 +67,7 @@ struct Trainer::Impl {
   std::unique_ptr<torch::optim::Adam> optimizer;
   uint64_t step = 0, generation = 0;
   Rng rng{0};
+  std::string init_note;
 };
 
 Trainer::Trainer(const net::NetConfig& config, const TrainOptions& options, uint64_t seed,
@@ -87,10 +89,15 @@ Trainer::Trainer(const net::NetConfig& config, const TrainOptions& options, uint
     m.net->to(m.device);
     m.optimizer = std::make_unique<torch::optim::Adam>(m.net->parameters(), adam_options);
     m.rng = Rng(Rng::derive(seed, 77));
+  } else if (net::Evaluator::is_onnx(checkpoint)) {  // its weights, a fresh optimizer
+    net::OnnxInit init = net::network_from_onnx(checkpoint, seed);
+    m.init_note = init.summary();
+    m.config = init.net->config();
+    m.net = init.net;
+    m.net->to(m.device);
+    m.optimizer = std::make_unique<torch::optim::Adam>(m.net->parameters(), adam_options);
+    m.rng = Rng(Rng::derive(seed, 77));
   } else {
-    if (net::Evaluator::is_onnx(checkpoint))
-      throw std::runtime_error("'" + checkpoint +
-                               "': an ONNX network cannot be trained from; use a checkpoint");
     net::Checkpoint c = net::load_checkpoint(checkpoint, m.device);
     m.config = c.config;
     m.net = c.net;
@@ -190,6 +197,8 @@ void Trainer::save(const std::string& path, uint64_t generation) const {
 uint64_t Trainer::steps() const { return impl_->step; }
 uint64_t Trainer::generation() const { return impl_->generation; }
 Rng& Trainer::rng() { return impl_->rng; }
+const std::string& Trainer::init_note() const { return impl_->init_note; }
+
 const net::NetConfig& Trainer::config() const { return impl_->config; }
 const net::PolicyValueNetImpl& Trainer::network() const { return *impl_->net; }
 

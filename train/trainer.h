@@ -51,7 +51,8 @@ struct StepMetrics {
 class Trainer {
  public:
   // A new network (seeded from `seed`), or the network, optimizer, counters and RNG of a
-  // checkpoint when `checkpoint` is non-empty.
+  // checkpoint when `checkpoint` is non-empty; an ONNX file gives its weights where its shapes
+  // fit (net/onnx_init.h) and a fresh optimizer.
   Trainer(const net::NetConfig& config, const TrainOptions& options, uint64_t seed,
           const std::string& checkpoint = "");
   ~Trainer();
@@ -63,6 +64,8 @@ class Trainer {
   uint64_t generation() const;
   Rng& rng();
   const net::NetConfig& config() const;
+  // Started from an ONNX file: what was taken from it (net/onnx_init.h); else empty.
+  const std::string& init_note() const;
   // The network, for an Evaluator (net/evaluator.h).
   const net::PolicyValueNetImpl& network() const;
 
