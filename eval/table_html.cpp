@@ -200,7 +200,9 @@ std::string pair_map(const std::string& id, const std::string& title,
   const double lx = left + size + 30;
   o << legend_bar(lx, top + 20, 200, legend.lo, legend.hi, legend.ticks, legend.caption)
     << fmt("<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"white\" "
-           "stroke=\"black\" stroke-width=\"2\"/><text x=\"%.0f\" y=\"%.0f\">band pair (%zu)</text>"
+           "stroke=\"black\" stroke-width=\"2\"/><text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">band "
+           "pair "
+           "(%zu)</text>"
            "\n</svg>\n",
            lx, top + 70, cell, cell, lx + cell + 6, top + 70 + cell - 4, band.size());
   return o.str();
@@ -354,7 +356,7 @@ std::string scatter_plot(const TableReport& r, const Comparison& c, const std::s
       "stroke-width=\"0.8\"/><text x=\"%.0f\" y=\"%.0f\">band pair (this table)</text>\n"
       "<circle cx=\"%.0f\" cy=\"%.0f\" r=\"2\" fill=\"#1f77b4\"/><text x=\"%.0f\" "
       "y=\"%.0f\">other pair</text>\n<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
-      "stroke=\"#444\" stroke-dasharray=\"5,4\"/><text x=\"%.0f\" y=\"%.0f\">no change</text>"
+      "stroke=\"#444\" stroke-dasharray=\"3,2\"/><text x=\"%.0f\" y=\"%.0f\">no change</text>"
       "\n</svg>\n",
       lx + 5, top + 10, lx + 14, top + 14, lx + 5, top + 30, lx + 14, top + 34, lx, top + 50,
       lx + 10, top + 50, lx + 14, top + 54);

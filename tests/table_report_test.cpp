@@ -83,14 +83,11 @@ void check_board(const std::string& html, const json& table, bool sente) {
   for (const std::string& sq : seen)
     EXPECT_NE(std::string(sente ? "fghi" : "abcd").find(sq[1]), std::string::npos) << sq;
   // As a shogi diagram: file 9 on the left, file 1 on the right; the camp's ranks from the top.
-  const std::string near = sente ? "i" : "a", far = sente ? "f" : "d";
-  EXPECT_LT(at["9" + near].first, at["5" + near].first);
-  EXPECT_LT(at["5" + near].first, at["1" + near].first);
-  EXPECT_EQ(at["9" + near].second, at["1" + near].second);
-  if (sente)
-    EXPECT_LT(at["5f"].second, at["5i"].second);
-  else
-    EXPECT_LT(at["5a"].second, at["5d"].second);
+  const std::string top = sente ? "f" : "a", bottom = sente ? "i" : "d";
+  EXPECT_LT(at["9" + top].first, at["5" + top].first);
+  EXPECT_LT(at["5" + top].first, at["1" + top].first);
+  EXPECT_EQ(at["9" + top].second, at["1" + top].second);
+  EXPECT_LT(at["5" + top].second, at["5" + bottom].second);
   std::string files, ranks;
   for (const std::smatch& m : matches(board, "class=\"file-label\"[^>]*>([1-9])<")) files += m[1];
   for (const std::smatch& m : matches(board, "class=\"rank-label\"[^>]*>([a-i])<")) ranks += m[1];
