@@ -11,7 +11,15 @@ namespace {
 
 const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
 
-std::string escape(const std::string& s) {
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.4g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string html_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     if (c == '<')
@@ -20,19 +28,13 @@ std::string escape(const std::string& s) {
       out += "&gt;";
     else if (c == '&')
       out += "&amp;";
+    else if (c == '"')
+      out += "&quot;";
     else
       out += c;
   }
   return out;
 }
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.4g", v);
-  return buf;
-}
-
-}  // namespace
 
 std::string line_chart_svg(const std::string& title, const std::string& x_label,
                            const std::vector<Series>& series, int width, int height) {
@@ -59,7 +61,7 @@ std::string line_chart_svg(const std::string& title, const std::string& x_label,
   o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
     << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-    << "<text x=\"" << left << "\" y=\"18\" font-size=\"13\">" << escape(title) << "</text>\n"
+    << "<text x=\"" << left << "\" y=\"18\" font-size=\"13\">" << html_escape(title) << "</text>\n"
     << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph
     << "\" fill=\"none\" stroke=\"#888\"/>\n";
   for (int i = 0; i <= 4; ++i) {
@@ -70,7 +72,7 @@ std::string line_chart_svg(const std::string& title, const std::string& x_label,
       << top + ph + 16 << "\" text-anchor=\"middle\">" << num(x) << "</text>\n";
   }
   o << "<text x=\"" << left + pw / 2 << "\" y=\"" << height - 6 << "\" text-anchor=\"middle\">"
-    << escape(x_label) << "</text>\n";
+    << html_escape(x_label) << "</text>\n";
   for (size_t i = 0; i < series.size(); ++i) {
     const char* colour = kColours[i % 6];
     o << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\" points=\"";
@@ -90,7 +92,8 @@ std::string line_chart_svg(const std::string& title, const std::string& x_label,
     double ly = top + 14 + 16 * double(i);
     o << "<line x1=\"" << left + pw + 10 << "\" x2=\"" << left + pw + 30 << "\" y1=\"" << ly
       << "\" y2=\"" << ly << "\" stroke=\"" << colour << "\" stroke-width=\"2\"/><text x=\""
-      << left + pw + 34 << "\" y=\"" << ly + 4 << "\">" << escape(series[i].name) << "</text>\n";
+      << left + pw + 34 << "\" y=\"" << ly + 4 << "\">" << html_escape(series[i].name)
+      << "</text>\n";
   }
   o << "</svg>\n";
   return o.str();

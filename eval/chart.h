@@ -13,6 +13,9 @@ struct Series {
   std::vector<std::pair<double, double>> bars;    // empty, or (low, high) for each point
 };
 
+// Text made safe inside HTML or SVG, as text or as an attribute's value (<, >, & and ").
+std::string html_escape(const std::string& s);
+
 // One chart: axes with ticks, one coloured polyline per series (with its error bars), a legend.
 std::string line_chart_svg(const std::string& title, const std::string& x_label,
                            const std::vector<Series>& series, int width = 640, int height = 320);

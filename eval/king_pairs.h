@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,11 @@ struct PairEstimate {
   double v = 0.5;                         // shrunk between raw and fit
   double se = 0.5;                        // standard error of v
   double shrink_w = 1;                    // weight of the raw value in v
+  // A second score of the pair measured another way than by its games: Sente's expected score
+  // from positions evaluated at move 41 (as the site's tables score pairs by rollouts). Absent
+  // unless something fills it (the fit does not); when present, table.json writes it as `v_eval`
+  // beside `v_games` (= v) and the report's band list shows both and their difference.
+  std::optional<double> v_eval;
 };
 
 struct TableFit {

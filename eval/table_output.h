@@ -2,6 +2,7 @@
 // report with the 36 x 36 heat map, and an HDF5 file with every game's result and seed.
 #pragma once
 
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,9 +35,20 @@ int mirror_disagreements(const std::vector<PairTally>& tallies);
 // Each pair's tally pooled with its mirror's (files reflected).
 std::vector<PairTally> pool_mirrors(const std::vector<PairTally>& tallies);
 
+// Per king square, what the site's heat maps show (table.json's black_king_value_pt and
+// white_king_value_pt): the mean of Sente's v over the other king's 36 squares less the mean over
+// all pairs, in percentage points; Sente's view for both kings. Index i is sente_king_square(i)
+// and gote_king_square(i).
+struct KingSquareValues {
+  std::array<double, KING_SQUARES> sente{}, gote{};
+};
+KingSquareValues king_values_pt(const TableFit& fit);
+
 std::string table_json(const TableReport& r);
 std::string table_csv(const TableReport& r);
-// `earlier` (may be null): a table to compare against, e.g. the published pre-Nihikyo one.
+// The report as players read it (eval/table_html.cpp): each camp's king values on a board diagram,
+// the 36 x 36 map, the band as a list and, with `earlier` (may be null: a table to compare
+// against, e.g. the published pre-Nihikyo one), a scatter plot of the two tables' values.
 std::string table_html(const TableReport& r, const KingPairTable* earlier);
 
 }  // namespace fuseki

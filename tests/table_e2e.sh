@@ -34,6 +34,21 @@ fi
   { echo "FAIL: the network table's contract"; exit 1; }
 [ "$(wc -l < "$dir/whole/table.csv")" -eq 1297 ] || { echo "FAIL: CSV is not 1296 pairs"; exit 1; }
 grep -q "<svg" "$dir/whole/report.html" || { echo "FAIL: no heat map"; exit 1; }
+# The report shows table.json's per-square values on the board diagrams and its band as a list.
+/usr/bin/python3 - "$dir/whole/table.json" "$dir/whole/report.html" <<'PY' || { echo "FAIL: the report"; exit 1; }
+import json, re, sys
+t = json.load(open(sys.argv[1]))
+html = open(sys.argv[2]).read()
+for side, key in (("sente", "black_king_value_pt"), ("gote", "white_king_value_pt")):
+    board = html[html.index('<svg id="board-%s"' % side):]
+    board = board[:board.index("</svg>")]
+    shown = dict(re.findall(r'data-square="([1-9][a-i])">.*?<text[^>]*>([^<]*)</text>', board))
+    assert sorted(shown) == sorted(t[key]), (side, sorted(shown))
+    for sq, v in shown.items():
+        assert abs(float(v) - t[key][sq]) <= 0.0501, (sq, v, t[key][sq])
+rows = re.findall(r'<tr class="band-pair" data-key="([^"]+)"', html)
+assert rows == t["band"] and len(rows) == 12, rows
+PY
 
 RANDOM=7
 for round in 1 2 3; do
@@ -77,5 +92,8 @@ if [ -n "$shared_table" ] && [ -f "$shared_table" ]; then
     { echo "FAIL: the published table fails the contract check"; exit 1; }
   "$bin" eval table --out "$dir/cmp" --first-pass 1 --playout builtin:nodes=100 --compare "$shared_table" >/dev/null 2>&1
   grep -q "Change against" "$dir/cmp/report.html" || { echo "FAIL: no comparison in the report"; exit 1; }
+  [ "$(grep -c '<circle class="pair' "$dir/cmp/report.html")" -eq 1296 ] ||
+    { echo "FAIL: the scatter plot is not one point per pair"; exit 1; }
+  grep -q 'class="identity"' "$dir/cmp/report.html" || { echo "FAIL: no identity line"; exit 1; }
 fi
 echo "eval table: outputs written, killed-and-resumed table identical, shards merged"
