@@ -63,6 +63,20 @@ EvalCalibration fit_calibration(const std::vector<std::pair<double, double>>& da
   fit.scale = std::clamp(theta(1) > 0 ? 100.0 / theta(1) : max_scale, min_scale, max_scale);
   fit.games = int(data.size());
   fit.log_loss = loss_of(Eigen::Vector2d(fit.bias, 100.0 / fit.scale));
+  // The covariance of (bias, 100 / scale) is the inverse Hessian at the optimum; the scale's
+  // standard error by the delta method.
+  Eigen::Matrix2d hess = Eigen::Matrix2d::Zero();
+  for (auto& [cp, y] : data) {
+    Eigen::Vector2d x(1.0, cp / 100);
+    double p = sigmoid(theta.dot(x));
+    hess += p * (1 - p) * x * x.transpose();
+  }
+  if (std::abs(hess.determinant()) > 1e-12) {
+    const Eigen::Matrix2d cov = hess.inverse();
+    fit.bias_se = std::sqrt(std::max(0.0, cov(0, 0)));
+    fit.scale_se =
+        theta(1) > 0 ? 100.0 * std::sqrt(std::max(0.0, cov(1, 1))) / (theta(1) * theta(1)) : 0.0;
+  }
   return fit;
 }
 

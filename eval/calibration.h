@@ -14,6 +14,8 @@ struct EvalCalibration {
   double bias = 0;      // log-odds at cp = 0
   int games = 0;        // games behind the fit (0: not fitted, the defaults)
   double log_loss = 0;  // mean cross-entropy of the fit on those games
+  // Standard errors of the fit (the inverse of the log-likelihood's Hessian); 0: not fitted.
+  double scale_se = 0, bias_se = 0;
 };
 
 double win_probability(const EvalCalibration& c, double sente_cp);

@@ -50,7 +50,9 @@ void TableBuilder::restore_result(const PairResult& r) {
   t.move_sum += r.moves;
 }
 
-std::vector<int> TableBuilder::band() const { return band_of(fit().pairs, options_.band); }
+std::vector<int> TableBuilder::band() const {
+  return band_rule_ ? band_rule_() : band_of(fit().pairs, options_.band);
+}
 
 std::vector<PairGame> TableBuilder::first_pass() const {
   std::vector<PairGame> games;
@@ -60,14 +62,17 @@ std::vector<PairGame> TableBuilder::first_pass() const {
   return games;
 }
 
+bool TableBuilder::imprecise(int pair) const {
+  const PairTally& t = tallies_[size_t(pair)];
+  double low, high;
+  wilson_interval(t.points(), t.games, low, high);
+  bool enough = options_.min_band_games > 0 && t.games >= options_.min_band_games;
+  return !enough && (high - low) / 2 > options_.target_halfwidth;
+}
+
 bool TableBuilder::band_precise() const {
-  for (int p : band()) {
-    const PairTally& t = tallies_[size_t(p)];
-    double low, high;
-    wilson_interval(t.points(), t.games, low, high);
-    bool enough = options_.min_band_games > 0 && t.games >= options_.min_band_games;
-    if (!enough && (high - low) / 2 > options_.target_halfwidth) return false;
-  }
+  for (int p : band())
+    if (imprecise(p)) return false;
   return true;
 }
 
@@ -77,7 +82,29 @@ long TableBuilder::uniform_equivalent() const {
   return long(most) * long(options_.pairs.size());
 }
 
+std::vector<PairGame> TableBuilder::games_for(const std::vector<int>& pairs, int each) const {
+  std::vector<PairGame> games;
+  for (int p : pairs) {
+    for (int k = 0; k < each && int(games.size()) < options_.round_games; ++k) {
+      int i = scheduled_[size_t(p)] + k;
+      games.push_back({p, i, game_seed(seed_, p, i)});
+    }
+    if (int(games.size()) >= options_.round_games) break;
+  }
+  return games;
+}
+
 std::vector<PairGame> TableBuilder::next_round() {
+  if (band_rule_) {  // the band is given: games to its imprecise pairs, the least precise first
+    std::vector<int> needy;
+    for (int p : band_rule_())
+      if (imprecise(p)) needy.push_back(p);
+    std::stable_sort(needy.begin(), needy.end(), [&](int a, int b) {
+      return tallies_[size_t(a)].games < tallies_[size_t(b)].games;
+    });
+    if (needy.empty()) return {};
+    return games_for(needy, std::max(1, options_.round_games / int(needy.size())));
+  }
   TableFit f = fit();
   std::vector<int> band = band_of(f.pairs, options_.band);
   std::vector<bool> in_band(KING_PAIRS, false);
@@ -97,32 +124,18 @@ std::vector<PairGame> TableBuilder::next_round() {
   std::vector<Need> needy;
   for (int p : options_.pairs) {
     const PairEstimate& e = f.pairs[size_t(p)];
-    const PairTally& t = tallies_[size_t(p)];
     double d = std::abs(e.v - 0.5), reach = kZ * e.se;
     bool uncertain = in_band[size_t(p)] ? d + reach > outer + kBoundaryMargin
                                         : d - reach < inner - kBoundaryMargin;
-    bool imprecise = false;
-    if (in_band[size_t(p)]) {
-      double low, high;
-      wilson_interval(t.points(), t.games, low, high);
-      bool enough = options_.min_band_games > 0 && t.games >= options_.min_band_games;
-      imprecise = !enough && (high - low) / 2 > options_.target_halfwidth;
-    }
-    if (uncertain || imprecise) needy.push_back({p, e.se + (imprecise ? 1.0 : 0.0)});
+    const bool short_of = in_band[size_t(p)] && imprecise(p);
+    if (uncertain || short_of) needy.push_back({p, e.se + (short_of ? 1.0 : 0.0)});
   }
   if (needy.empty()) return {};
   std::stable_sort(needy.begin(), needy.end(),
                    [](const Need& a, const Need& b) { return a.priority > b.priority; });
-  int each = std::max(1, options_.round_games / int(needy.size()));
-  std::vector<PairGame> games;
-  for (const Need& n : needy) {
-    for (int k = 0; k < each && int(games.size()) < options_.round_games; ++k) {
-      int i = scheduled_[size_t(n.pair)] + k;
-      games.push_back({n.pair, i, game_seed(seed_, n.pair, i)});
-    }
-    if (int(games.size()) >= options_.round_games) break;
-  }
-  return games;
+  std::vector<int> pairs;
+  for (const Need& n : needy) pairs.push_back(n.pair);
+  return games_for(pairs, std::max(1, options_.round_games / int(needy.size())));
 }
 
 void TableBuilder::run(GameSource& source, const std::function<void(const Schedule&)>& on_schedule,

@@ -29,6 +29,7 @@ struct PairResult {
   Winner winner = Winner::None;  // stored (journal) as its code, engine/outcome.h
   Reason reason = Reason::None;
   int16_t moves = 0;
+  float sente_eval = -1;  // Sente's win probability from the move-41 evaluation; -1: none
 };
 
 // Plays games and reports each result (in any order).
@@ -64,6 +65,11 @@ class TableBuilder {
   void restore_schedule(const Schedule& s);
   void restore_result(const PairResult& r);
 
+  // Scoring by evaluation (eval table --score both): the band is what `rule` says (the pairs an
+  // evaluation puts closest to even; it may change as its calibration does), and the rounds after
+  // the first pass send games only to band pairs short of the target precision.
+  void set_band_rule(std::function<std::vector<int>()> rule) { band_rule_ = std::move(rule); }
+
   // Plays rounds until done. `on_schedule` sees each round's schedule before its games are
   // played, `on_result` each result (both for the journal).
   void run(GameSource& source, const std::function<void(const Schedule&)>& on_schedule,
@@ -85,6 +91,9 @@ class TableBuilder {
   std::vector<PairGame> next_round();
   std::vector<PairGame> first_pass() const;
   bool needs_more(int pair) const;
+  bool imprecise(int pair) const;  // a band pair short of the target precision
+  // Up to `each` more games for each pair in order, at most round_games in all.
+  std::vector<PairGame> games_for(const std::vector<int>& pairs, int each) const;
 
   AllocationOptions options_;
   uint64_t seed_;
@@ -95,6 +104,7 @@ class TableBuilder {
   int round_ = 0;
   long games_played_ = 0;
   std::vector<std::vector<int>> band_history_;
+  std::function<std::vector<int>()> band_rule_;
 };
 
 }  // namespace fuseki

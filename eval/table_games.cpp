@@ -10,7 +10,8 @@ void PlacementGames::play(const std::vector<PairGame>& games,
         {uint64_t(i), games[i].seed, pair_sente(games[i].pair), pair_gote(games[i].pair)});
   generator_.play(specs, [&](PlayedGame&& g) {
     const PairGame& pg = games[size_t(g.index)];
-    done({pg.pair, pg.index, pg.seed, g.row.winner, g.row.reason, g.row.play_moves});
+    done({pg.pair, pg.index, pg.seed, g.row.winner, g.row.reason, g.row.play_moves,
+          g.row.sente_eval});
   });
 }
 

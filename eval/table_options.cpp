@@ -26,7 +26,9 @@ std::vector<OptionSection> table_run_sections(TableRunOptions& o) {
           [&o] { return std::string(rule_info(o.rules).name); })
       .text("playout", o.playout, "Play-out engine from move 41 (see play --sente)")
       .seed("seed", o.seed, "Run seed; game j of a pair has a seed derived from it")
-      .integer("first_pass", o.first_pass, 0, 1000000, "Games per pair in the first pass")
+      .integer("first_pass", o.first_pass, 0, 1000000,
+               "Games per pair in the first pass (score games; eval and both play one per pair "
+               "to fit the calibration)")
       .integer("band", o.band, 1, KING_PAIRS, "Pairs closest to even to pin down")
       .number("halfwidth", o.halfwidth, 0.001, 0.5, "95 % half-width asked of each band pair")
       .integer("min_band_games", o.min_band_games, 0, 100000000,
@@ -46,8 +48,24 @@ std::vector<OptionSection> table_run_sections(TableRunOptions& o) {
       .path("compare", o.compare, "An earlier table (king_pair_table/1 JSON) to compare against")
       .text("device", o.device, "cpu or cuda[:N]")
       .choice("precision", o.precision, {"fp32", "bf16", "fp16"},
-              "Inference precision (fp16: CUDA only)");
+              "Inference precision (fp16: CUDA only)")
+      .choice("score", o.score, {"auto", "games", "eval", "both"},
+              "games: real games only; eval: every pair by evaluating sampled placements at move "
+              "41 (logistic scale fitted to one real game per pair); both: eval for every pair, "
+              "the band re-measured with games (the site's way); auto: both with a network, "
+              "games without")
+      .text("eval_engine", o.eval_engine,
+            "score eval/both: the engine that evaluates move 41 (builtin, fairy-stockfish, "
+            "usi:PATH; no budget)")
+      .integer("eval_nodes", o.eval_nodes, 1, 1000000000, "score eval/both: nodes per evaluation")
+      .integer("eval_samples", o.eval_samples, 1, 100000,
+               "score eval/both: placements evaluated per pair");
   return s;
+}
+
+std::string table_scoring(const TableRunOptions& o) {
+  if (o.score != "auto") return o.score;
+  return o.network.empty() ? "games" : "both";
 }
 
 }  // namespace fuseki

@@ -29,7 +29,16 @@ struct TableRunOptions {
   std::string device = "cpu";
   std::string precision = "fp32";
   bool adaptive = true;
+  // How pairs are scored: games (real games only), eval (every pair by evaluating sampled
+  // placements at move 41, calibrated by one game per pair) or both (eval for every pair, the
+  // band re-measured with games); "auto": both with a network, games without.
+  std::string score = "auto";
+  std::string eval_engine = "builtin";  // a player spec without a budget
+  int eval_nodes = 100, eval_samples = 64;
 };
+
+// The scoring `o` asks for, "auto" resolved.
+std::string table_scoring(const TableRunOptions& o);
 
 // [eval]: every setting above with its default, range and help.
 std::vector<OptionSection> table_run_sections(TableRunOptions& o);

@@ -95,7 +95,7 @@ std::string table_json(const TableReport& r) {
                           {"band", bool(in_band[size_t(p)])}};
     if (e.v_eval) {
       pairs[pair_key(p)]["v_eval"] = *e.v_eval;
-      pairs[pair_key(p)]["v_games"] = e.v;
+      if (t.games > 0) pairs[pair_key(p)]["v_games"] = e.v_raw;
     }
   }
   json band = json::array();
@@ -139,6 +139,23 @@ std::string table_json(const TableReport& r) {
             {"white_king_value_pt", gote_pt},
             {"band", band},
             {"pairs", pairs}};
+  if (r.score != "games") {  // (a games table stays as it was: merged slices equal one run)
+    json& summary = j["summary"];
+    summary["score"] = r.score;
+    summary["band_precise"] = r.band_precise;
+    summary["evaluations"] = r.evaluations;
+    const EvalCalibration& c = r.calibration;
+    summary["eval_calibration"] = {{"scale", c.scale},       {"scale_se", c.scale_se},
+                                   {"bias", c.bias},         {"bias_se", c.bias_se},
+                                   {"games", c.games},       {"log_loss", c.log_loss},
+                                   {"centipawns", "Sente's"}};
+    if (r.agreement.pairs > 0) {
+      const EvalAgreement& a = r.agreement;
+      summary["eval_agreement"] = {
+          {"pairs", a.pairs}, {"mean_abs_difference", a.mean_abs}, {"low", a.low},
+          {"high", a.high},   {"mean_difference", a.mean_signed},  {"noise_floor", a.noise_floor}};
+    }
+  }
   return j.dump(1);
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/eval_scores.h"
 #include "eval/table_builder.h"
 #include "selfplay/king_table.h"
 
@@ -26,6 +27,12 @@ struct TableReport {
   // generation (the site matches it against the iterN in the network's file name); "uniform"
   // without a network.
   std::string model = "uniform";
+  // Scoring (eval table --score): "games", or "eval" / "both" with what the evaluation gave.
+  std::string score = "games";
+  long evaluations = 0;
+  EvalCalibration calibration;  // eval, both: fitted to the games of evaluated placements
+  EvalAgreement agreement;      // both: evaluation against games on the band
+  bool band_precise = false;
 };
 
 TableReport make_report(const std::vector<PairTally>& tallies, int band,

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "engine/match.h"
+#include "eval/eval_scores.h"
 #include "eval/table_games.h"
 #include "eval/table_output.h"
 #include "io/atomic_file.h"
@@ -83,11 +85,21 @@ void write_outputs(const fs::path& out, TableReport report, const std::vector<Pa
 
 std::vector<std::string> read_table_journal(const std::string& path,
                                             std::vector<Schedule>& schedules,
-                                            std::vector<PairResult>& results) {
+                                            std::vector<PairResult>& results,
+                                            std::vector<PairResult>* evaluations) {
   std::vector<std::string> lines = LineJournal::read(path, [&](const std::string& line) {
     try {
       json j = json::parse(line);
-      if (j.contains("round")) {
+      if (j.contains(
+              "eval")) {  // an evaluation-pass result: [pair, index, seed, winner, reason, p]
+        const json& e = j.at("eval");
+        std::optional<Winner> winner = winner_from_code(e.at(3).get<int>());
+        std::optional<Reason> reason = reason_from_code(e.at(4).get<int>());
+        if (!winner || !reason) return false;
+        if (evaluations)
+          evaluations->push_back({e.at(0).get<int>(), e.at(1).get<int>(), e.at(2).get<uint64_t>(),
+                                  *winner, *reason, 0, e.at(5).get<float>()});
+      } else if (j.contains("round")) {
         Schedule s;
         s.round = j.at("round").get<int>();
         for (auto& g : j.at("games"))
@@ -117,6 +129,18 @@ int run_table(const TableRunOptions& a) {
   // settings.json behind to refuse the corrected command.
   Slice slice;
   if (!a.shard.empty()) slice = parse_slice(a.shard, "--shard");
+  const std::string scoring = table_scoring(a);
+  const bool by_eval = scoring != "games";
+  const std::string eval_engine = a.eval_engine + ":nodes=" + std::to_string(a.eval_nodes);
+  if (by_eval) {
+    if (!a.shard.empty())
+      throw std::runtime_error("--shard measures a slice by games only: add --score games");
+    try {  // the engine spec, before anything is written
+      make_player(eval_engine, default_engines(), a.rules);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("--eval-engine " + a.eval_engine + ": " + e.what());
+    }
+  }
   std::unique_ptr<net::Evaluator> eval;
   if (!a.network.empty())
     eval = std::make_unique<net::Evaluator>(
@@ -139,6 +163,17 @@ int run_table(const TableRunOptions& a) {
     settings["adaptive"] = "off";
     settings["shard"] = a.shard;
   }
+  if (by_eval) {  // one game per pair fits the calibration; the evaluation scores every pair
+    o.first_pass = 1;
+    settings["first_pass"] = "1";
+    settings["score"] = scoring;
+    settings["eval"] = eval_engine;
+    settings["eval_samples"] = std::to_string(a.eval_samples);
+    if (scoring == "eval") {
+      o.adaptive = false;
+      settings["adaptive"] = "off";
+    }
+  }
   // A run resumes only with the settings it began with.
   keep_settings((out / "settings.json").string(), json(settings), "use another --out");
 
@@ -146,7 +181,9 @@ int run_table(const TableRunOptions& a) {
   std::vector<Schedule> schedules;
   std::vector<PairResult> results;
   fs::path journal_path = out / "journal.jsonl";
-  std::vector<std::string> kept = read_table_journal(journal_path.string(), schedules, results);
+  std::vector<PairResult> evaluated;
+  std::vector<std::string> kept =
+      read_table_journal(journal_path.string(), schedules, results, &evaluated);
   for (const Schedule& s : schedules) builder.restore_schedule(s);
   for (const PairResult& r : results) builder.restore_result(r);
   if (!results.empty())
@@ -166,8 +203,47 @@ int run_table(const TableRunOptions& a) {
     placer = std::make_unique<NetworkPlacer>(*eval, so.temperature);
   else
     placer = std::make_unique<UniformPlacer>();
+  // Scoring by evaluation: every pair's sampled placements played to move 41 and evaluated
+  // (sample k has game k's seed, so game k places the same pieces: the calibration's data).
+  EvalScores scores;
+  for (const PairResult& r : evaluated) scores.add(r);
+  double eval_cpu = 0;
+  if (by_eval) {
+    std::vector<PairGame> todo;
+    for (int p = 0; p < KING_PAIRS; ++p)
+      for (int k = 0; k < a.eval_samples; ++k)
+        if (!scores.sample(p, k).present)
+          todo.push_back({p, k, TableBuilder::game_seed(a.seed, p, k)});
+    SelfPlayOptions eo = so;
+    eo.play_out = false;
+    eo.eval_nodes = uint64_t(a.eval_nodes);
+    eo.eval_engine = a.eval_engine;
+    eo.eval_scale = kEvalPassScale;
+    eo.eval_bias = 0;
+    PlacementGames evaluator(*placer, eo);
+    const double c0 = cpu_seconds(), t0 = now_seconds();
+    const size_t chunk = 2048;
+    for (size_t at = 0; at < todo.size(); at += chunk) {
+      std::vector<PairGame> part(todo.begin() + std::ptrdiff_t(at),
+                                 todo.begin() + std::ptrdiff_t(std::min(todo.size(), at + chunk)));
+      evaluator.play(part, [&](const PairResult& r) {
+        scores.add(r);
+        journal.append(
+            json{{"eval", {r.pair, r.index, r.seed, code(r.winner), code(r.reason), r.sente_eval}}}
+                .dump());
+      });
+      const double done = double(std::min(todo.size(), at + chunk)), t = now_seconds() - t0;
+      std::fprintf(stderr, "eval table: evaluations %.0f/%zu, %.0f/s, ETA %.0f s\n", done,
+                   todo.size(), done / std::max(t, 1e-9),
+                   (double(todo.size()) - done) * t / std::max(done, 1.0));
+    }
+    eval_cpu = cpu_seconds() - c0;
+  }
+  if (scoring == "both")  // the band by evaluation, under the calibration of the games so far
+    builder.set_band_rule([&] { return eval_band(scores.estimates(scores.fit(results)), a.band); });
+
   PlacementGames source(*placer, so);
-  double t0 = now_seconds();
+  double t0 = now_seconds(), c1 = cpu_seconds();
   long at_start = builder.games_played();
   test_point("start");
   builder.run(
@@ -201,13 +277,63 @@ int run_table(const TableRunOptions& a) {
   if (a.mirror == "off") report.mirror_disagreements = -1;
   report.uniform_equivalent = builder.uniform_equivalent();
   report.model = model_name(a.network);
+  report.band_precise = builder.band_precise();
+  const double games_cpu = cpu_seconds() - c1;
+  if (by_eval) {
+    report.score = scoring;
+    report.evaluations = scores.evaluations();
+    report.calibration = scores.fit(results);
+    const std::vector<PairEvalEstimate> est = scores.estimates(report.calibration);
+    std::vector<int> band = eval_band(est, a.band);
+    std::vector<bool> in_band(KING_PAIRS, false);
+    for (int p : band) in_band[size_t(p)] = true;
+    for (int p = 0; p < KING_PAIRS; ++p) {
+      PairEstimate& e = report.fit.pairs[size_t(p)];
+      if (scoring == "both") e.v_eval = est[size_t(p)].v;
+      if (scoring == "both" && in_band[size_t(p)] && tallies[size_t(p)].games > 0) {
+        e.v = e.v_raw;  // the band re-measured by games: their score and Wilson interval
+        e.se = (e.high - e.low) / (2 * 1.959964);
+        e.shrink_w = 1;
+      } else {
+        e.v = est[size_t(p)].v;
+        e.se = est[size_t(p)].se;
+      }
+    }
+    std::stable_sort(band.begin(), band.end(), [&](int x, int y) {
+      return std::abs(report.fit.pairs[size_t(x)].v - 0.5) <
+             std::abs(report.fit.pairs[size_t(y)].v - 0.5);
+    });
+    report.band = band;
+    if (scoring == "both") {
+      report.agreement = eval_agreement(band, est, tallies);
+    } else {
+      report.band_precise = true;
+      for (int p : band)
+        if (1.959964 * est[size_t(p)].se > a.halfwidth) report.band_precise = false;
+    }
+    const EvalCalibration& c = report.calibration;
+    std::fprintf(stderr,
+                 "eval table: %ld evaluations (%s); calibration from %d games: scale %.0f +- %.0f "
+                 "cp, bias %+.3f +- %.3f\n",
+                 report.evaluations, eval_engine.c_str(), c.games, c.scale, 1.96 * c.scale_se,
+                 c.bias, 1.96 * c.bias_se);
+    if (report.agreement.pairs > 0)
+      std::fprintf(stderr,
+                   "eval table: evaluation against games on the band (%d pairs): mean |difference| "
+                   "%.3f [%.3f, %.3f], mean difference %+.3f, games' noise alone %.3f\n",
+                   report.agreement.pairs, report.agreement.mean_abs, report.agreement.low,
+                   report.agreement.high, report.agreement.mean_signed,
+                   report.agreement.noise_floor);
+  }
+  std::fprintf(stderr, "eval table: CPU seconds: games %.1f, evaluation %.1f (this process)\n",
+               games_cpu, eval_cpu);
   write_outputs(out, report, results, a.compare);
   std::printf(
       "eval table: %ld games, %d rounds (uniform allocation to the same band precision: %ld "
       "games); "
       "band %s; table %s, report %s\n",
       report.games, report.rounds, report.uniform_equivalent,
-      builder.band_precise() ? "precise" : "not precise", (out / "table.json").string().c_str(),
+      report.band_precise ? "precise" : "not precise", (out / "table.json").string().c_str(),
       (out / "report.html").string().c_str());
   return 0;
 }

@@ -24,8 +24,10 @@ int run_merge(const std::string& out_dir, const std::vector<std::string>& shards
 
 // A table run's journal: its schedules and results, in order, up to a torn or garbled line;
 // returns the lines kept.
+// With `evaluations`, the evaluation pass's results too (eval table --score eval|both).
 std::vector<std::string> read_table_journal(const std::string& path,
                                             std::vector<Schedule>& schedules,
-                                            std::vector<PairResult>& results);
+                                            std::vector<PairResult>& results,
+                                            std::vector<PairResult>* evaluations = nullptr);
 
 }  // namespace fuseki
