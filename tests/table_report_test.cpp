@@ -208,11 +208,12 @@ TEST(TableReport, TheBandListShowsEachPairsValueIntervalAndGames) {
       EXPECT_EQ(rows[i][3], "&#8211;");
     }
   }
-  // table.json carries the second score, and v as v_games, only for those pairs.
+  // table.json carries the second score, and the pair's own games' score as v_games, only for
+  // those pairs.
   const json j = json::parse(table_json(r));
   EXPECT_EQ(j["pairs"][pair_key(r.band[5])]["v_eval"].get<double>(), 0.37);
   EXPECT_EQ(j["pairs"][pair_key(r.band[5])]["v_games"].get<double>(),
-            r.fit.pairs[size_t(r.band[5])].v);
+            r.fit.pairs[size_t(r.band[5])].v_raw);
   EXPECT_FALSE(j["pairs"][pair_key(r.band[1])].contains("v_eval"));
 }
 
