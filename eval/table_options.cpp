@@ -37,7 +37,15 @@ std::vector<OptionSection> table_run_sections(TableRunOptions& o) {
       .integer("batch", o.batch, 1, 65536, "Games placed together (one forward pass per ply)")
       .number("temperature", o.temperature, 0.0, 100.0, "Placement temperature")
       .text("shard", o.shard,
-            "i/n: play this slice of the pairs (uniformly); combine with eval merge")
+            "i/n: play this slice of the pairs (uniformly); combine with eval merge. With "
+            "--round: this slice of the round's games")
+      .integer("plan", o.plan, 0, 100000,
+               "M > 0: cluster rounds in --out: once every slice of --round R is finished (or "
+               "before the first pass, without --round), write round R+1's schedule split into M "
+               "slices, or, when the table is done, the table in --out/table (docs/cluster.md)")
+      .integer("round", o.round, -1, 1000000,
+               "Cluster rounds: with --shard i/M, play slice i of round R's schedule (written by "
+               "--plan); with --plan, the round last played (-1: none)")
       .boolean("adaptive", o.adaptive,
                "Rounds after the first pass to pin down the band (false: the first pass only, "
                "as a set of --shard runs measures)")

@@ -10,6 +10,7 @@
 
 #include "eval/table_games.h"
 #include "eval/table_output.h"
+#include "eval/table_parts.h"
 #include "io/atomic_file.h"
 #include "io/clock.h"
 #include "io/journal.h"
@@ -27,6 +28,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+}  // namespace
+
 std::map<std::string, std::string> settings_of(const TableRunOptions& a) {
   std::map<std::string, std::string> s = {{"rules", rule_info(a.rules).name},
                                           {"network", a.network.empty() ? "uniform" : a.network},
@@ -39,6 +42,24 @@ std::map<std::string, std::string> settings_of(const TableRunOptions& a) {
                                           {"mirror", a.mirror}};
   if (a.precision != "fp32") s["precision"] = a.precision;
   return s;
+}
+
+std::map<std::string, std::string> table_settings(const TableRunOptions& a) {
+  std::map<std::string, std::string> s = settings_of(a);
+  if (!a.adaptive) s["adaptive"] = "off";
+  return s;
+}
+
+AllocationOptions table_allocation(const TableRunOptions& a) {
+  AllocationOptions o;
+  o.first_pass = a.first_pass;
+  o.band = a.band;
+  o.round_games = a.round_games;
+  o.target_halfwidth = a.halfwidth;
+  o.min_band_games = a.min_band_games;
+  o.max_games = a.max_games;
+  o.adaptive = a.adaptive;
+  return o;
 }
 
 // The site's name of the placement network: iterN for a checkpoint of generation N.
@@ -56,8 +77,8 @@ std::string model_name(const std::string& network) {
   return "iter" + std::to_string(net::load_checkpoint(network).state.generation);
 }
 
-void write_outputs(const fs::path& out, TableReport report, const std::vector<PairResult>& results,
-                   const std::string& compare) {
+void write_outputs(const fs::path& out, const TableReport& report,
+                   const std::vector<PairResult>& results, const std::string& compare) {
   write_file_atomically((out / "table.json").string(), table_json(report));
   write_file_atomically((out / "table.csv").string(), table_csv(report));
   std::unique_ptr<KingPairTable> earlier;
@@ -79,7 +100,48 @@ void write_outputs(const fs::path& out, TableReport report, const std::vector<Pa
   write_shard((out / "games.h5").string(), games);
 }
 
-}  // namespace
+TableReport table_report(const TableBuilder& builder, const TableRunOptions& a,
+                         const std::map<std::string, std::string>& settings) {
+  std::vector<PairTally> tallies = builder.tallies();
+  if (a.mirror == "pool") tallies = pool_mirrors(tallies);
+  TableReport report = make_report(tallies, a.band, settings);
+  report.rounds = builder.rounds();
+  if (a.mirror == "off") report.mirror_disagreements = -1;
+  report.uniform_equivalent = builder.uniform_equivalent();
+  report.model = model_name(a.network);
+  return report;
+}
+
+std::string table_result_line(const PairResult& r) {
+  return json{{"pair", r.pair},           {"index", r.index},         {"seed", r.seed},
+              {"winner", code(r.winner)}, {"reason", code(r.reason)}, {"moves", r.moves}}
+      .dump();
+}
+
+TableGames::TableGames(const TableRunOptions& a) {
+  if (!a.network.empty())
+    eval_ = std::make_unique<net::Evaluator>(
+        net::Evaluator::from_file(a.network, {a.device, 1, 64, a.precision}));
+  SelfPlayOptions so;
+  so.rules = a.rules;
+  so.batch = a.batch;
+  so.temperature = a.temperature;
+  so.playout = a.playout;
+  so.playout_threads = a.threads;
+  // Without --network the placement is uniform.
+  if (eval_)
+    placer_ = std::make_unique<NetworkPlacer>(*eval_, so.temperature);
+  else
+    placer_ = std::make_unique<UniformPlacer>();
+  games_ = std::make_unique<PlacementGames>(*placer_, so);
+}
+
+TableGames::~TableGames() = default;
+
+void TableGames::play(const std::vector<PairGame>& games,
+                      const std::function<void(const PairResult&)>& done) {
+  games_->play(games, done);
+}
 
 std::vector<std::string> read_table_journal(const std::string& path,
                                             std::vector<Schedule>& schedules,
@@ -115,24 +177,14 @@ int run_table(const TableRunOptions& a) {
         "--rules must be balance or balance-v1 (the table is of Balance Shogi)");
   // Everything is checked before anything is written: a bad network or slice leaves no
   // settings.json behind to refuse the corrected command.
+  if (a.plan > 0 || a.round >= 0) return run_table_rounds(a);
   Slice slice;
   if (!a.shard.empty()) slice = parse_slice(a.shard, "--shard");
-  std::unique_ptr<net::Evaluator> eval;
-  if (!a.network.empty())
-    eval = std::make_unique<net::Evaluator>(
-        net::Evaluator::from_file(a.network, {a.device, 1, 64, a.precision}));
+  TableGames source(a);  // loads the network
   fs::path out = a.out;
   fs::create_directories(out);
-  std::map<std::string, std::string> settings = settings_of(a);
-  AllocationOptions o;
-  o.first_pass = a.first_pass;
-  o.band = a.band;
-  o.round_games = a.round_games;
-  o.target_halfwidth = a.halfwidth;
-  o.min_band_games = a.min_band_games;
-  o.max_games = a.max_games;
-  o.adaptive = a.adaptive;
-  if (!a.adaptive) settings["adaptive"] = "off";
+  std::map<std::string, std::string> settings = table_settings(a);
+  AllocationOptions o = table_allocation(a);
   if (!a.shard.empty()) {
     for (int p = slice.index; p < KING_PAIRS; p += slice.count) o.pairs.push_back(p);
     o.adaptive = false;  // a shard plays its slice uniformly; merge combines the slices
@@ -154,19 +206,6 @@ int run_table(const TableRunOptions& a) {
                  journal_path.string().c_str());
   LineJournal journal(journal_path.string(), kept);  // without a torn last line, then appended
 
-  SelfPlayOptions so;
-  so.rules = a.rules;
-  so.batch = a.batch;
-  so.temperature = a.temperature;
-  so.playout = a.playout;
-  so.playout_threads = a.threads;
-  // Without --network the placement is uniform.
-  std::unique_ptr<Placer> placer;
-  if (eval)
-    placer = std::make_unique<NetworkPlacer>(*eval, so.temperature);
-  else
-    placer = std::make_unique<UniformPlacer>();
-  PlacementGames source(*placer, so);
   double t0 = now_seconds();
   long at_start = builder.games_played();
   test_point("start");
@@ -179,14 +218,7 @@ int run_table(const TableRunOptions& a) {
       },
       [&](const PairResult& r) {
         results.push_back(r);
-        journal.append(json{
-            {"pair", r.pair},
-            {"index", r.index},
-            {"seed", r.seed},
-            {"winner", code(r.winner)},
-            {"reason", code(r.reason)},
-            {"moves",
-             r.moves}}.dump());
+        journal.append(table_result_line(r));
       },
       [&](const std::string& msg) {
         double t = now_seconds() - t0;
@@ -194,13 +226,7 @@ int run_table(const TableRunOptions& a) {
                      (builder.games_played() - at_start) / std::max(t, 1e-9));
       });
 
-  std::vector<PairTally> tallies = builder.tallies();
-  if (a.mirror == "pool") tallies = pool_mirrors(tallies);
-  TableReport report = make_report(tallies, a.band, settings);
-  report.rounds = builder.rounds();
-  if (a.mirror == "off") report.mirror_disagreements = -1;
-  report.uniform_equivalent = builder.uniform_equivalent();
-  report.model = model_name(a.network);
+  TableReport report = table_report(builder, a, settings);
   write_outputs(out, report, results, a.compare);
   std::printf(
       "eval table: %ld games, %d rounds (uniform allocation to the same band precision: %ld "
