@@ -74,6 +74,8 @@ EvalCalibration fit_calibration(const std::vector<std::pair<double, double>>& da
   if (std::abs(hess.determinant()) > 1e-12) {
     const Eigen::Matrix2d cov = hess.inverse();
     fit.bias_se = std::sqrt(std::max(0.0, cov(0, 0)));
+    fit.slope_se = std::sqrt(std::max(0.0, cov(1, 1)));
+    fit.bias_slope_cov = cov(0, 1);
     fit.scale_se =
         theta(1) > 0 ? 100.0 * std::sqrt(std::max(0.0, cov(1, 1))) / (theta(1) * theta(1)) : 0.0;
   }

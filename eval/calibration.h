@@ -16,6 +16,9 @@ struct EvalCalibration {
   double log_loss = 0;  // mean cross-entropy of the fit on those games
   // Standard errors of the fit (the inverse of the log-likelihood's Hessian); 0: not fitted.
   double scale_se = 0, bias_se = 0;
+  // The same covariance for (bias, slope = 100 / scale): what an estimate made with this
+  // calibration inherits (EvalScores).
+  double slope_se = 0, bias_slope_cov = 0;
 };
 
 double win_probability(const EvalCalibration& c, double sente_cp);

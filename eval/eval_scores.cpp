@@ -53,13 +53,17 @@ EvalCalibration EvalScores::fit(const std::vector<PairResult>& games) const {
 }
 
 PairEvalEstimate EvalScores::estimate(int pair, const EvalCalibration& c) const {
-  double sum = 0, sum2 = 0;
+  double sum = 0, sum2 = 0, d_bias = 0, d_slope = 0;
   int n = 0;
   for (const EvalSample& s : samples_[size_t(pair)]) {
     if (!s.present) continue;
     const double p = s.decided ? s.score : win_probability(c, s.cp);
     sum += p;
     sum2 += p * p;
+    if (!s.decided) {  // dp/dbias = p (1 - p); dp/dslope = p (1 - p) cp / 100
+      d_bias += p * (1 - p);
+      d_slope += p * (1 - p) * s.cp / 100;
+    }
     ++n;
   }
   PairEvalEstimate e;
@@ -67,7 +71,15 @@ PairEvalEstimate EvalScores::estimate(int pair, const EvalCalibration& c) const 
   if (n == 0) return e;
   e.v = sum / n;
   const double var = n > 1 ? std::max(0.0, (sum2 - n * e.v * e.v) / (n - 1)) : 0.25;
-  e.se = std::sqrt(var / n);
+  // The sampling variance of the mean, plus the calibration's (delta method): its error moves
+  // every pair the same way.
+  d_bias /= n;
+  d_slope /= n;
+  const double calibration = d_bias * d_bias * c.bias_se * c.bias_se +
+                             d_slope * d_slope * c.slope_se * c.slope_se +
+                             2 * d_bias * d_slope * c.bias_slope_cov;
+  e.sampling_se = std::sqrt(var / n);
+  e.se = std::sqrt(var / n + std::max(0.0, calibration));
   return e;
 }
 
@@ -99,7 +111,8 @@ EvalAgreement eval_agreement(const std::vector<int>& pairs,
     if (t.games == 0 || eval[size_t(p)].samples == 0) continue;
     const double vg = t.score();
     d.push_back(eval[size_t(p)].v - vg);
-    const double se2 = std::max(vg * (1 - vg), 0.01) / t.games + std::pow(eval[size_t(p)].se, 2);
+    const double se2 =
+        std::max(vg * (1 - vg), 0.01) / t.games + std::pow(eval[size_t(p)].sampling_se, 2);
     floor += std::sqrt(2 * se2 / M_PI);  // E|N(0, s^2)| = s sqrt(2 / pi)
   }
   a.pairs = int(d.size());

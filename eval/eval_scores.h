@@ -24,7 +24,9 @@ struct EvalSample {
 constexpr double kEvalPassScale = 600;
 
 struct PairEvalEstimate {
-  double v = 0.5, se = 0.5;  // mean win probability over the samples, its standard error
+  double v = 0.5;            // mean win probability over the samples
+  double se = 0.5;           // its standard error: the samples' and the calibration's
+  double sampling_se = 0.5;  // the samples' alone
   int samples = 0;
 };
 

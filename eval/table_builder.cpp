@@ -138,6 +138,24 @@ std::vector<PairGame> TableBuilder::next_round() {
   return games_for(pairs, std::max(1, options_.round_games / int(needy.size())));
 }
 
+Schedule TableBuilder::next_schedule() {
+  while (true) {
+    std::vector<PairGame> games = round_ == 0         ? first_pass()
+                                  : options_.adaptive ? next_round()
+                                                      : std::vector<PairGame>{};
+    if (round_ == 0 && games.empty()) {  // the first pass was finished before
+      ++round_;
+      continue;
+    }
+    long left = options_.max_games - games_played_;
+    if (left <= 0) return {round_, {}};
+    if (long(games.size()) > left) games.resize(size_t(left));
+    for (const PairGame& g : games)
+      scheduled_[size_t(g.pair)] = std::max(scheduled_[size_t(g.pair)], g.index + 1);
+    return {round_, games};
+  }
+}
+
 void TableBuilder::run(GameSource& source, const std::function<void(const Schedule&)>& on_schedule,
                        const std::function<void(const PairResult&)>& on_result,
                        const std::function<void(const std::string&)>& progress) {
@@ -156,21 +174,10 @@ void TableBuilder::run(GameSource& source, const std::function<void(const Schedu
   }
   restored_.clear();
   while (true) {
-    std::vector<PairGame> games = round_ == 0         ? first_pass()
-                                  : options_.adaptive ? next_round()
-                                                      : std::vector<PairGame>{};
-    if (round_ == 0 && games.empty()) {  // the first pass was finished before
-      ++round_;
-      continue;
-    }
-    long left = options_.max_games - games_played_;
-    if (left <= 0) break;
-    if (long(games.size()) > left) games.resize(size_t(left));
-    if (games.empty()) break;
-    Schedule s{round_, games};
+    Schedule s = next_schedule();
+    if (s.games.empty()) break;
     if (on_schedule) on_schedule(s);
-    for (const PairGame& g : games)
-      scheduled_[size_t(g.pair)] = std::max(scheduled_[size_t(g.pair)], g.index + 1);
+    const std::vector<PairGame>& games = s.games;
     source.play(games, record);
     ++round_;
     if (progress)

@@ -76,6 +76,12 @@ class TableBuilder {
            const std::function<void(const PairResult&)>& on_result,
            const std::function<void(const std::string&)>& progress = nullptr);
 
+  // The schedule run() would play next, counted as scheduled (its games' indices are taken);
+  // no games when the table is done (no pair needs more, or the budget is spent). run() plays
+  // exactly these schedules; eval table --plan asks for them one round at a time, the rounds
+  // before restored, and has the round's games played by an array of processes.
+  Schedule next_schedule();
+
   const std::vector<PairTally>& tallies() const { return tallies_; }
   TableFit fit() const { return fit_table(tallies_); }
   std::vector<int> band() const;

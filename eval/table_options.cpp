@@ -39,7 +39,15 @@ std::vector<OptionSection> table_run_sections(TableRunOptions& o) {
       .integer("batch", o.batch, 1, 65536, "Games placed together (one forward pass per ply)")
       .number("temperature", o.temperature, 0.0, 100.0, "Placement temperature")
       .text("shard", o.shard,
-            "i/n: play this slice of the pairs (uniformly); combine with eval merge")
+            "i/n: play this slice of the pairs (uniformly); combine with eval merge. With "
+            "--round: this slice of the round's games")
+      .integer("plan", o.plan, 0, 100000,
+               "M > 0: cluster rounds in --out: once every slice of --round R is finished (or "
+               "before the first pass, without --round), write round R+1's schedule split into M "
+               "slices, or, when the table is done, the table in --out/table (docs/cluster.md)")
+      .integer("round", o.round, -1, 1000000,
+               "Cluster rounds: with --shard i/M, play slice i of round R's schedule (written by "
+               "--plan); with --plan, the round last played (-1: none)")
       .boolean("adaptive", o.adaptive,
                "Rounds after the first pass to pin down the band (false: the first pass only, "
                "as a set of --shard runs measures)")
@@ -53,7 +61,7 @@ std::vector<OptionSection> table_run_sections(TableRunOptions& o) {
               "games: real games only; eval: every pair by evaluating sampled placements at move "
               "41 (logistic scale fitted to one real game per pair); both: eval for every pair, "
               "the band re-measured with games (the site's way); auto: both with a network, "
-              "games without")
+              "games without it and for --shard, --plan and --round")
       .text("eval_engine", o.eval_engine,
             "score eval/both: the engine that evaluates move 41 (builtin, fairy-stockfish, "
             "usi:PATH; no budget)")
@@ -65,7 +73,8 @@ std::vector<OptionSection> table_run_sections(TableRunOptions& o) {
 
 std::string table_scoring(const TableRunOptions& o) {
   if (o.score != "auto") return o.score;
-  return o.network.empty() ? "games" : "both";
+  const bool sliced = !o.shard.empty() || o.plan > 0 || o.round >= 0;  // games only
+  return o.network.empty() || sliced ? "games" : "both";
 }
 
 }  // namespace fuseki

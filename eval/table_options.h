@@ -24,6 +24,8 @@ struct TableRunOptions {
   double halfwidth = 0.05, temperature = 1.0;
   long max_games = 200000;
   std::string shard;  // "i/n"
+  int plan = 0;       // > 0: plan the next cluster round, split into this many slices
+  int round = -1;     // the cluster round played (with --shard) or just played (with --plan)
   std::string mirror = "check";
   std::string compare;
   std::string device = "cpu";

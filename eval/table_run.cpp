@@ -12,6 +12,7 @@
 #include "eval/eval_scores.h"
 #include "eval/table_games.h"
 #include "eval/table_output.h"
+#include "eval/table_parts.h"
 #include "io/atomic_file.h"
 #include "io/clock.h"
 #include "io/journal.h"
@@ -29,6 +30,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+}  // namespace
+
 std::map<std::string, std::string> settings_of(const TableRunOptions& a) {
   std::map<std::string, std::string> s = {{"rules", rule_info(a.rules).name},
                                           {"network", a.network.empty() ? "uniform" : a.network},
@@ -41,6 +44,35 @@ std::map<std::string, std::string> settings_of(const TableRunOptions& a) {
                                           {"mirror", a.mirror}};
   if (a.precision != "fp32") s["precision"] = a.precision;
   return s;
+}
+
+std::map<std::string, std::string> table_settings(const TableRunOptions& a) {
+  std::map<std::string, std::string> s = settings_of(a);
+  if (!a.adaptive) s["adaptive"] = "off";
+  const std::string scoring = table_scoring(a);
+  if (scoring != "games") {  // one game per pair fits the calibration
+    s["first_pass"] = "1";
+    s["score"] = scoring;
+    s["eval"] = a.eval_engine + ":nodes=" + std::to_string(a.eval_nodes);
+    s["eval_samples"] = std::to_string(a.eval_samples);
+    if (scoring == "eval") s["adaptive"] = "off";
+  }
+  return s;
+}
+
+AllocationOptions table_allocation(const TableRunOptions& a) {
+  AllocationOptions o;
+  o.first_pass = a.first_pass;
+  o.band = a.band;
+  o.round_games = a.round_games;
+  o.target_halfwidth = a.halfwidth;
+  o.min_band_games = a.min_band_games;
+  o.max_games = a.max_games;
+  o.adaptive = a.adaptive;
+  const std::string scoring = table_scoring(a);
+  if (scoring != "games") o.first_pass = 1;  // the calibration's games
+  if (scoring == "eval") o.adaptive = false;
+  return o;
 }
 
 // The site's name of the placement network: iterN for a checkpoint of generation N.
@@ -58,8 +90,8 @@ std::string model_name(const std::string& network) {
   return "iter" + std::to_string(net::load_checkpoint(network).state.generation);
 }
 
-void write_outputs(const fs::path& out, TableReport report, const std::vector<PairResult>& results,
-                   const std::string& compare) {
+void write_outputs(const fs::path& out, const TableReport& report,
+                   const std::vector<PairResult>& results, const std::string& compare) {
   write_file_atomically((out / "table.json").string(), table_json(report));
   write_file_atomically((out / "table.csv").string(), table_csv(report));
   std::unique_ptr<KingPairTable> earlier;
@@ -81,7 +113,59 @@ void write_outputs(const fs::path& out, TableReport report, const std::vector<Pa
   write_shard((out / "games.h5").string(), games);
 }
 
-}  // namespace
+TableReport table_report(const TableBuilder& builder, const TableRunOptions& a,
+                         const std::map<std::string, std::string>& settings) {
+  std::vector<PairTally> tallies = builder.tallies();
+  if (a.mirror == "pool") tallies = pool_mirrors(tallies);
+  TableReport report = make_report(tallies, a.band, settings);
+  report.rounds = builder.rounds();
+  if (a.mirror == "off") report.mirror_disagreements = -1;
+  report.uniform_equivalent = builder.uniform_equivalent();
+  report.model = model_name(a.network);
+  return report;
+}
+
+std::string table_result_line(const PairResult& r) {
+  return json{{"pair", r.pair},           {"index", r.index},         {"seed", r.seed},
+              {"winner", code(r.winner)}, {"reason", code(r.reason)}, {"moves", r.moves}}
+      .dump();
+}
+
+TableGames::TableGames(const TableRunOptions& a) {
+  if (!a.network.empty())
+    eval_ = std::make_unique<net::Evaluator>(
+        net::Evaluator::from_file(a.network, {a.device, 1, 64, a.precision}));
+  SelfPlayOptions so;
+  so.rules = a.rules;
+  so.batch = a.batch;
+  so.temperature = a.temperature;
+  so.playout = a.playout;
+  so.playout_threads = a.threads;
+  // Without --network the placement is uniform.
+  if (eval_)
+    placer_ = std::make_unique<NetworkPlacer>(*eval_, so.temperature);
+  else
+    placer_ = std::make_unique<UniformPlacer>();
+  games_ = std::make_unique<PlacementGames>(*placer_, so);
+  options_ = so;
+}
+
+std::unique_ptr<PlacementGames> TableGames::evaluator(const TableRunOptions& a) const {
+  SelfPlayOptions eo = options_;
+  eo.play_out = false;
+  eo.eval_nodes = uint64_t(a.eval_nodes);
+  eo.eval_engine = a.eval_engine;
+  eo.eval_scale = kEvalPassScale;
+  eo.eval_bias = 0;
+  return std::make_unique<PlacementGames>(*placer_, eo);
+}
+
+TableGames::~TableGames() = default;
+
+void TableGames::play(const std::vector<PairGame>& games,
+                      const std::function<void(const PairResult&)>& done) {
+  games_->play(games, done);
+}
 
 std::vector<std::string> read_table_journal(const std::string& path,
                                             std::vector<Schedule>& schedules,
@@ -127,6 +211,7 @@ int run_table(const TableRunOptions& a) {
         "--rules must be balance or balance-v1 (the table is of Balance Shogi)");
   // Everything is checked before anything is written: a bad network or slice leaves no
   // settings.json behind to refuse the corrected command.
+  if (a.plan > 0 || a.round >= 0) return run_table_rounds(a);
   Slice slice;
   if (!a.shard.empty()) slice = parse_slice(a.shard, "--shard");
   const std::string scoring = table_scoring(a);
@@ -141,38 +226,16 @@ int run_table(const TableRunOptions& a) {
       throw std::runtime_error("--eval-engine " + a.eval_engine + ": " + e.what());
     }
   }
-  std::unique_ptr<net::Evaluator> eval;
-  if (!a.network.empty())
-    eval = std::make_unique<net::Evaluator>(
-        net::Evaluator::from_file(a.network, {a.device, 1, 64, a.precision}));
+  TableGames source(a);  // loads the network
   fs::path out = a.out;
   fs::create_directories(out);
-  std::map<std::string, std::string> settings = settings_of(a);
-  AllocationOptions o;
-  o.first_pass = a.first_pass;
-  o.band = a.band;
-  o.round_games = a.round_games;
-  o.target_halfwidth = a.halfwidth;
-  o.min_band_games = a.min_band_games;
-  o.max_games = a.max_games;
-  o.adaptive = a.adaptive;
-  if (!a.adaptive) settings["adaptive"] = "off";
+  std::map<std::string, std::string> settings = table_settings(a);
+  AllocationOptions o = table_allocation(a);
   if (!a.shard.empty()) {
     for (int p = slice.index; p < KING_PAIRS; p += slice.count) o.pairs.push_back(p);
     o.adaptive = false;  // a shard plays its slice uniformly; merge combines the slices
     settings["adaptive"] = "off";
     settings["shard"] = a.shard;
-  }
-  if (by_eval) {  // one game per pair fits the calibration; the evaluation scores every pair
-    o.first_pass = 1;
-    settings["first_pass"] = "1";
-    settings["score"] = scoring;
-    settings["eval"] = eval_engine;
-    settings["eval_samples"] = std::to_string(a.eval_samples);
-    if (scoring == "eval") {
-      o.adaptive = false;
-      settings["adaptive"] = "off";
-    }
   }
   // A run resumes only with the settings it began with.
   keep_settings((out / "settings.json").string(), json(settings), "use another --out");
@@ -191,58 +254,43 @@ int run_table(const TableRunOptions& a) {
                  journal_path.string().c_str());
   LineJournal journal(journal_path.string(), kept);  // without a torn last line, then appended
 
-  SelfPlayOptions so;
-  so.rules = a.rules;
-  so.batch = a.batch;
-  so.temperature = a.temperature;
-  so.playout = a.playout;
-  so.playout_threads = a.threads;
-  // Without --network the placement is uniform.
-  std::unique_ptr<Placer> placer;
-  if (eval)
-    placer = std::make_unique<NetworkPlacer>(*eval, so.temperature);
-  else
-    placer = std::make_unique<UniformPlacer>();
   // Scoring by evaluation: every pair's sampled placements played to move 41 and evaluated
   // (sample k has game k's seed, so game k places the same pieces: the calibration's data).
   EvalScores scores;
   for (const PairResult& r : evaluated) scores.add(r);
   double eval_cpu = 0;
-  if (by_eval) {
+  std::unique_ptr<PlacementGames> evaluator;
+  // Evaluates pair p's samples [0, upto[p]) not evaluated yet; journals each.
+  auto evaluate = [&](const std::vector<int>& upto, const std::string& what) {
     std::vector<PairGame> todo;
     for (int p = 0; p < KING_PAIRS; ++p)
-      for (int k = 0; k < a.eval_samples; ++k)
+      for (int k = 0; k < upto[size_t(p)]; ++k)
         if (!scores.sample(p, k).present)
           todo.push_back({p, k, TableBuilder::game_seed(a.seed, p, k)});
-    SelfPlayOptions eo = so;
-    eo.play_out = false;
-    eo.eval_nodes = uint64_t(a.eval_nodes);
-    eo.eval_engine = a.eval_engine;
-    eo.eval_scale = kEvalPassScale;
-    eo.eval_bias = 0;
-    PlacementGames evaluator(*placer, eo);
+    if (todo.empty()) return;
+    if (!evaluator) evaluator = source.evaluator(a);
     const double c0 = cpu_seconds(), t0 = now_seconds();
     const size_t chunk = 2048;
     for (size_t at = 0; at < todo.size(); at += chunk) {
       std::vector<PairGame> part(todo.begin() + std::ptrdiff_t(at),
                                  todo.begin() + std::ptrdiff_t(std::min(todo.size(), at + chunk)));
-      evaluator.play(part, [&](const PairResult& r) {
+      evaluator->play(part, [&](const PairResult& r) {
         scores.add(r);
         journal.append(
             json{{"eval", {r.pair, r.index, r.seed, code(r.winner), code(r.reason), r.sente_eval}}}
                 .dump());
       });
       const double done = double(std::min(todo.size(), at + chunk)), t = now_seconds() - t0;
-      std::fprintf(stderr, "eval table: evaluations %.0f/%zu, %.0f/s, ETA %.0f s\n", done,
-                   todo.size(), done / std::max(t, 1e-9),
+      std::fprintf(stderr, "eval table: %s: evaluations %.0f/%zu, %.0f/s, ETA %.0f s\n",
+                   what.c_str(), done, todo.size(), done / std::max(t, 1e-9),
                    (double(todo.size()) - done) * t / std::max(done, 1.0));
     }
-    eval_cpu = cpu_seconds() - c0;
-  }
+    eval_cpu += cpu_seconds() - c0;
+  };
+  if (by_eval) evaluate(std::vector<int>(KING_PAIRS, a.eval_samples), "every pair");
   if (scoring == "both")  // the band by evaluation, under the calibration of the games so far
     builder.set_band_rule([&] { return eval_band(scores.estimates(scores.fit(results)), a.band); });
 
-  PlacementGames source(*placer, so);
   double t0 = now_seconds(), c1 = cpu_seconds();
   long at_start = builder.games_played();
   test_point("start");
@@ -255,14 +303,7 @@ int run_table(const TableRunOptions& a) {
       },
       [&](const PairResult& r) {
         results.push_back(r);
-        journal.append(json{
-            {"pair", r.pair},
-            {"index", r.index},
-            {"seed", r.seed},
-            {"winner", code(r.winner)},
-            {"reason", code(r.reason)},
-            {"moves",
-             r.moves}}.dump());
+        journal.append(table_result_line(r));
       },
       [&](const std::string& msg) {
         double t = now_seconds() - t0;
@@ -270,13 +311,28 @@ int run_table(const TableRunOptions& a) {
                      (builder.games_played() - at_start) / std::max(t, 1e-9));
       });
 
-  std::vector<PairTally> tallies = builder.tallies();
-  if (a.mirror == "pool") tallies = pool_mirrors(tallies);
-  TableReport report = make_report(tallies, a.band, settings);
-  report.rounds = builder.rounds();
-  if (a.mirror == "off") report.mirror_disagreements = -1;
-  report.uniform_equivalent = builder.uniform_equivalent();
-  report.model = model_name(a.network);
+  if (scoring == "eval") {
+    // More samples for the band pairs whose interval is still wider than asked (the samples' part
+    // of it), in steps of --eval-samples, up to 16 times as many.
+    std::vector<int> upto(KING_PAIRS, a.eval_samples);
+    for (int step = 2; step <= 16; ++step) {
+      const EvalCalibration c = scores.fit(results);
+      const std::vector<PairEvalEstimate> est = scores.estimates(c);
+      bool more = false;
+      for (int p : eval_band(est, a.band)) {
+        const PairEvalEstimate& e = est[size_t(p)];
+        const double calibration2 = e.se * e.se - e.sampling_se * e.sampling_se;
+        if (1.959964 * e.se > a.halfwidth &&
+            1.959964 * std::sqrt(calibration2) < a.halfwidth) {  // samples can still help
+          upto[size_t(p)] = step * a.eval_samples;
+          more = true;
+        }
+      }
+      if (!more) break;
+      evaluate(upto, "band pairs short of the precision, round " + std::to_string(step - 1));
+    }
+  }
+  TableReport report = table_report(builder, a, settings);
   report.band_precise = builder.band_precise();
   const double games_cpu = cpu_seconds() - c1;
   if (by_eval) {
@@ -290,7 +346,7 @@ int run_table(const TableRunOptions& a) {
     for (int p = 0; p < KING_PAIRS; ++p) {
       PairEstimate& e = report.fit.pairs[size_t(p)];
       if (scoring == "both") e.v_eval = est[size_t(p)].v;
-      if (scoring == "both" && in_band[size_t(p)] && tallies[size_t(p)].games > 0) {
+      if (scoring == "both" && in_band[size_t(p)] && report.tallies[size_t(p)].games > 0) {
         e.v = e.v_raw;  // the band re-measured by games: their score and Wilson interval
         e.se = (e.high - e.low) / (2 * 1.959964);
         e.shrink_w = 1;
@@ -305,7 +361,7 @@ int run_table(const TableRunOptions& a) {
     });
     report.band = band;
     if (scoring == "both") {
-      report.agreement = eval_agreement(band, est, tallies);
+      report.agreement = eval_agreement(band, est, report.tallies);
     } else {
       report.band_precise = true;
       for (int p : band)

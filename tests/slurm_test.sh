@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # fusekilab on a real single-node Slurm cluster (scripts/slurm/slurm-local.sh: Debian's
 # slurmctld, slurmd and a private munged, all state in a temporary directory):
-#  1. the king-pair table as an array of 4 slices plus a merge, with slice 1 requeued at a chosen
-#     moment: the merged table equals a single-process run with the same seed;
+#  1. the king-pair table in adaptive rounds (arrays of 4 slices, planning jobs between them),
+#     with slice 1 of the first pass requeued at a chosen moment and slice 1 of round 1 requeued
+#     mid-round: table.json and table.csv are the single-process run's with the same seed, byte
+#     for byte;
 #  2. one self-play/train generation with 2 self-play tasks and a trainer, with self-play task 0
 #     requeued at a chosen moment: the published network and every game are the same, byte for
 #     byte, as the one-machine pipeline's with the same seed and 2 workers;
@@ -111,44 +113,77 @@ requeue_at() {  # MOMENT JOB TASK MARK MIDRUN FIRST
   esac
 }
 
-# --- 1. The king-pair table: 4 slices and a merge --------------------------------------------
+# --- 1. The king-pair table in adaptive rounds: arrays of 4 slices, planning jobs ---------------
+# The (array) job id of the job named NAME, once it is known to the controller.
+job_id() {
+  { scontrol -o show job 2>/dev/null || true; } | grep " JobName=$1 " | head -1 |
+    sed -n -e 's/.* ArrayJobId=\([0-9]*\) .*/\1/p;t' -e 's/^JobId=\([0-9]*\) .*/\1/p'
+}
+# Waits for the job named NAME to be submitted (a planning job submits it); prints its id.
+await_job() {
+  local name="$1" id="" since=$SECONDS
+  while ((SECONDS - since < 300)); do
+    id=$(job_id "$name")
+    [ -z "$id" ] || { echo "$id"; return 0; }
+    sleep 0.2
+  done
+  fail "no job $name was submitted within 300 s"
+}
 if [[ "$parts" == *" table "* ]]; then
-  targs=(--seed 11 --first-pass 1 --playout builtin:nodes=600:noise=20)
-  if [ ! -f "$ref/table.json" ]; then
-    "$bin" eval table --out "$work/single" --adaptive false "${targs[@]}" --threads 2 >/dev/null 2>&1
-    cp "$work/single/table.json" "$ref/table.json"
+  targs=(--seed 11 --first-pass 1 --band 8 --round-games 400 --max-games 2400 --halfwidth 0.2
+         --playout builtin:nodes=600:noise=20)
+  if [ ! -f "$ref/rounds-table.json" ]; then
+    "$bin" eval table --out "$work/single" "${targs[@]}" --threads 2 >"$work/single.out" 2>/dev/null
+    cat "$work/single.out"
+    cp "$work/single/table.json" "$ref/rounds-table.json"
+    cp "$work/single/table.csv" "$ref/rounds-table.csv"
   fi
-  tj="$work/table/shard-1/journal.jsonl"
+  t="$work/table"
+  tj0="$t/round-0000/slice-1/journal.jsonl"
+  tj1="$t/round-0001/slice-1/journal.jsonl"
   out=$(submit_at "$table_at" 1 "$work/mark-table" -- \
-    table "$work/table" --tasks 4 -- "${targs[@]}")
+    table "$t" --tasks 4 -- "${targs[@]}")
   echo "$out"
-  eval_job=$(sed -n 's/^eval=//p' <<<"$out")
-  merge_job=$(sed -n 's/^merge=//p' <<<"$out")
-  requeue_at "$table_at" "$eval_job" 1 "$work/mark-table" "[ \$(lines $tj) -ge 40 ]" \
-    "[ \$(lines $tj) -ge 40 ]"
-  "$slurm" wait "$cluster" "$eval_job" "$merge_job" || fail "evaluation jobs did not all complete"
-  log="$work/table/logs/fk-eval-${eval_job}_1.out"
-  grep -q "restart 1" "$log" || fail "task 1 was not restarted"
+  grep -q "^plan-0=" <<<"$out" && grep -q "^plan-1=" <<<"$out" || fail "submit.sh table: no planning jobs"
+  eval0=$(sed -n 's/^eval-0=//p' <<<"$out")
+  # The first pass: slice 1 requeued at the chosen moment.
+  requeue_at "$table_at" "$eval0" 1 "$work/mark-table" "[ \$(lines $tj0) -ge 40 ]" \
+    "[ \$(lines $tj0) -ge 40 ]"
+  # An adaptive round (submitted by the planning job after the first pass): its slice 1 requeued
+  # once 10 of its 100 games are in its journal.
+  eval1=$(await_job fk-eval-1)
+  requeue_when "$eval1" 1 "[ \$(lines $tj1) -ge 10 ]"
+  # Each planning job submits the next round's array and planning job, until the table is done.
+  jobs=$(sed -n 's/^[a-z0-9-]*=//p' <<<"$out")
+  for ((r = 1; ; ++r)); do
+    # shellcheck disable=SC2086
+    "$slurm" wait "$cluster" $jobs >"$work/states" || { cat "$work/states"; fail "table jobs did not all complete"; }
+    ! grep -q '"done":true' "$t/plan.json" || break
+    ((r < 20)) || fail "more than 20 rounds"
+    jobs="$(job_id "fk-eval-$r") $(job_id "fk-plan-$((r + 1))")"
+    [ -n "${jobs// /}" ] || fail "the planning job after round $((r - 1)) submitted nothing"
+  done
+  rounds=$(sed -n 's/.*"rounds":\([0-9]*\).*/\1/p' "$t/plan.json")
+  ((rounds >= 3)) || fail "only $rounds rounds: no adaptive rounds to test"
+  for log in "$t/logs/fk-eval-0-${eval0}_1.out" "$t/logs/fk-eval-1-${eval1}_1.out"; do
+    grep -q "restart 1" "$log" || fail "$log: the task was not restarted"
+  done
+  grep -q "resuming with" "$t/logs/fk-eval-1-${eval1}_1.out" ||
+    fail "round 1's task 1 did not resume from its journal"
   case "$table_at" in
-    midrun | journal*) grep -q "resuming with" "$log" || fail "task 1 did not resume from its journal" ;;
+    midrun | journal*) grep -q "resuming with" "$t/logs/fk-eval-0-${eval0}_1.out" ||
+      fail "task 1 did not resume from its journal" ;;
   esac
-  /usr/bin/python3 - "$ref/table.json" "$work/table/table/table.json" <<'PY' || fail "the merged table differs"
-import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:])
-for t in (a, b):
-    t.pop("settings", None)
-if a != b:
-    for k in a:
-        if a[k] != b.get(k):
-            print("differs:", k, json.dumps(a[k])[:600], json.dumps(b.get(k))[:600])
-    sys.exit(1)
-n = sum(p["n"] for p in a["pairs"].values())
-print(f"merged table of 4 slices = single-process table ({n} games, 1296 pairs)")
-PY
-  "$bin" eval merge --out "$work/partial" "$work"/table/shard-{0,1,2} >/dev/null 2>"$work/err" &&
-    fail "merged 3 of 4 slices"
-  grep -q "shard 3/4 is missing" "$work/err" || fail "unclear error for a missing slice: $(cat "$work/err")"
-  echo "table: slice 1 requeued at '$table_at', restarted by Slurm, same table"
+  cmp "$ref/rounds-table.json" "$t/table/table.json" || fail "the cluster's table.json differs"
+  cmp "$ref/rounds-table.csv" "$t/table/table.csv" || fail "the cluster's table.csv differs"
+  # A planner that finds a slice missing names it.
+  mkdir -p "$work/partial"
+  cp -r "$t/settings.json" "$t/round-0000" "$work/partial/"
+  rm -r "$work/partial/round-0000/slice-3"
+  "$bin" eval table --out "$work/partial" --plan 4 --round 0 "${targs[@]}" >/dev/null 2>"$work/err" &&
+    fail "planned after a round with a slice missing"
+  grep -q "round 0 slice 3/4 is missing" "$work/err" || fail "unclear error for a missing slice: $(cat "$work/err")"
+  echo "table: $rounds rounds of 4 slices planned by Slurm jobs; first-pass slice 1 requeued at '$table_at', round 1's slice 1 mid-round; table.json and table.csv = the single process's, byte for byte"
 fi
 
 # --- 2. A self-play/train generation: 2 self-play tasks and the trainer ----------------------

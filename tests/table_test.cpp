@@ -257,3 +257,63 @@ TEST(TableAllocation, AnInterruptedRunResumesToTheSameTable) {
     EXPECT_EQ(b.games_played(), full.games_played());
   }
 }
+
+// The cluster's rounds (eval table --plan): a fresh builder per round, fed the schedules and the
+// results of the rounds before, asks for the next schedule; each round's games are played by
+// three "processes" (every third game), whose results come back slice by slice. The schedules,
+// the tallies and the rounds are those of one uninterrupted run().
+TEST(TableAllocation, RoundsPlannedOneAtATimeMatchOneRun) {
+  std::vector<double> p = true_rates(6);
+  AllocationOptions o;
+  o.first_pass = 1;
+  o.band = 24;
+  o.round_games = 300;
+  o.target_halfwidth = 0.1;
+  o.max_games = 4000;  // the last round is cut to the budget
+  TableBuilder full(o, 9);
+  Simulated sim(p);
+  std::vector<Schedule> full_schedules;
+  full.run(
+      sim, [&](const Schedule& s) { full_schedules.push_back(s); }, nullptr);
+
+  std::vector<Schedule> schedules;
+  std::vector<PairResult> results;
+  for (int planned = 0;; ++planned) {
+    ASSERT_LT(planned, 100);
+    TableBuilder b(o, 9);
+    for (const Schedule& s : schedules) b.restore_schedule(s);
+    for (const PairResult& r : results) b.restore_result(r);
+    Schedule next = b.next_schedule();
+    if (next.games.empty()) {
+      EXPECT_EQ(b.rounds(), full.rounds());
+      EXPECT_EQ(b.games_played(), full.games_played());
+      EXPECT_EQ(b.band(), full.band());
+      EXPECT_EQ(b.band_precise(), full.band_precise());
+      EXPECT_EQ(b.uniform_equivalent(), full.uniform_equivalent());
+      for (int i = 0; i < KING_PAIRS; ++i) {
+        const PairTally &x = b.tallies()[size_t(i)], &y = full.tallies()[size_t(i)];
+        EXPECT_EQ(x.games, y.games) << pair_key(i);
+        EXPECT_EQ(x.sente_wins, y.sente_wins) << pair_key(i);
+        EXPECT_EQ(x.draws, y.draws) << pair_key(i);
+      }
+      break;
+    }
+    ASSERT_LT(size_t(planned), full_schedules.size());
+    const Schedule& want = full_schedules[size_t(planned)];
+    EXPECT_EQ(next.round, want.round);
+    ASSERT_EQ(next.games.size(), want.games.size()) << "round " << next.round;
+    for (size_t k = 0; k < want.games.size(); ++k) {
+      EXPECT_EQ(next.games[k].pair, want.games[k].pair);
+      EXPECT_EQ(next.games[k].index, want.games[k].index);
+      EXPECT_EQ(next.games[k].seed, want.games[k].seed);
+    }
+    schedules.push_back(next);
+    for (int slice = 2; slice >= 0; --slice) {  // the slices finish in any order
+      std::vector<PairGame> mine;
+      for (size_t k = size_t(slice); k < next.games.size(); k += 3) mine.push_back(next.games[k]);
+      sim.play(mine, [&](const PairResult& r) { results.push_back(r); });
+    }
+  }
+  EXPECT_GE(full.rounds(), 3);
+  EXPECT_EQ(full.games_played(), o.max_games);
+}

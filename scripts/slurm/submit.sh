@@ -7,14 +7,19 @@
 #       that starts once the array has ended (afterany), checks that every worker's games are in
 #       shards (naming the missing ones, exit 4, if not) and publishes the next network; the next
 #       generation's array depends on that trainer (afterok). With --table-tasks M, the final
-#       network's king-pair table is measured by an array of M tasks and merged by a job that
-#       starts once they have ended (afterany) and refuses a missing slice.
+#       network's king-pair table is measured by arrays of M tasks in adaptive rounds (below).
 #       Every job is submitted with --kill-on-invalid-dep=yes: when a job fails for good, the jobs
 #       behind it are cancelled instead of waiting forever. A failing task requeues itself up to
 #       --retries times (scripts/slurm/task.sh); a requeued task resumes its work.
 #   submit.sh table EVAL_DIR --tasks M [options] -- EVAL-TABLE-ARGS...
-#       The king-pair table as an array of M slices (eval table --shard i/M) and a dependent
-#       merge into EVAL_DIR/table.
+#       The king-pair table in adaptive rounds, the same table as one eval table process: a
+#       planning job (plan.sbatch: eval table --plan M) writes round 0's schedule (the first
+#       pass), an array of M tasks plays it (eval.sbatch: eval table --round 0 --shard i/M), and a
+#       planning job that starts once the array has ended (afterany) checks that every slice
+#       finished (naming a missing one), writes the next round's schedule and submits its array
+#       and the next planning job, until the band is precise or the budget spent: the last one
+#       writes EVAL_DIR/table. Run again on an unfinished table, it submits from the round
+#       EVAL_DIR/plan.json names (only once the earlier jobs have ended).
 #
 # Options:
 #   --config FILE, --set KEY=VALUE   the run's config, for a new run (as fusekilab init)
@@ -31,7 +36,7 @@
 #   --logs DIR                       where job output goes (default: RUN_DIR/logs or EVAL_DIR/logs)
 #   --dry-run                        print the sbatch commands instead of running them
 #
-# Prints one line per job: NAME=JOBID (selfplay-G, train-G, eval, merge).
+# Prints one line per job: NAME=JOBID (selfplay-G, train-G, plan-R, eval-R).
 # The fusekilab binary is $FUSEKILAB (default: the one on PATH), resolved to an absolute path.
 set -euo pipefail
 
@@ -48,7 +53,7 @@ dir="${2:-}"
 shift 2
 
 config="" sets=() until="" sp_tasks=4 tasks="" table_args="" cpus=1 trainer_gpus=0 worker_gpus=0
-common=() after="" logs="" dry="" retries=2
+common=() common_args=() after="" logs="" dry="" retries=2
 eval_args=()
 while (($#)); do
   case "$1" in
@@ -61,7 +66,7 @@ while (($#)); do
     --cpus-per-task) cpus="$2"; shift 2 ;;
     --trainer-gpus) trainer_gpus="$2"; shift 2 ;;
     --worker-gpus) worker_gpus="$2"; shift 2 ;;
-    --partition | --time | --account) common+=("$1=$2"); shift 2 ;;
+    --partition | --time | --account) common+=("$1=$2"); common_args+=("$1" "$2"); shift 2 ;;
     --after) after="$2"; shift 2 ;;
     --retries) retries="$2"; shift 2 ;;
     --logs) logs="$2"; shift 2 ;;
@@ -92,6 +97,10 @@ else
   mkdir -p "$logs"
 fi
 
+# The options a planning job passes on when it submits the next round (submit.sh table).
+passon=(--cpus-per-task "$cpus" --worker-gpus "$worker_gpus" --retries "$retries" --logs "$logs"
+        "${common_args[@]}")
+
 # sbatch NAME [sbatch options] SCRIPT: prints the job id.
 submit() {
   local name="$1"
@@ -102,7 +111,7 @@ submit() {
              --output="$out" --kill-on-invalid-dep=yes "${common[@]}" "$@")
   if [ -n "$dry" ]; then
     local vars=""
-    for v in RUN_DIR GENERATION UNTIL DEVICE NO_WAIT EVAL_DIR EVAL_ARGS; do
+    for v in RUN_DIR GENERATION UNTIL DEVICE NO_WAIT EVAL_DIR EVAL_ARGS ROUND TASKS AFTER SUBMIT_ARGS; do
       [ -z "${!v:-}" ] || vars+="$v=${!v} "
     done
     echo "+ $vars${cmd[*]}" >&2
@@ -117,17 +126,36 @@ dep() { [ -n "$1" ] && echo "--dependency=afterok:$1" || true; }
 # given, after job $2 succeeded (a trainer also waits for the previous trainer).
 dep_any() { [ -n "$1" ] && echo "--dependency=afterany:$1${2:+,afterok:$2}" || true; }
 
+# The table in adaptive rounds, from where EVAL_DIR/plan.json (the planner's) says it stands: for
+# a new table the planning job of round 0 (the first pass) first; then the planned round's array
+# and the planning job after it, which submits the next round the same way.
 submit_table() {  # EVAL_DIR TASKS AFTER ARGS...
   local edir="$1" n="$2" prev="$3"
   shift 3
-  local device=""
+  local device="" plan="$edir/plan.json" round slices array planner
   ((worker_gpus == 0)) || device=cuda
-  local array merge
-  array=$(EVAL_DIR="$edir" EVAL_ARGS="$*" DEVICE="$device" \
-    submit eval --array="0-$((n - 1))" $(gpus "$worker_gpus") $(dep "$prev") "$here/eval.sbatch")
-  echo "eval=$array"
-  merge=$(EVAL_DIR="$edir" cpus=1 submit merge $(dep_any "$array") "$here/merge.sbatch")
-  echo "merge=$merge"
+  local pass="--tasks $n ${passon[*]}"
+  if [ -f "$plan" ] && grep -q '"done":true' "$plan"; then
+    echo "submit.sh: $edir: the table is done ($edir/table)" >&2
+    return 0
+  fi
+  if [ -f "$plan" ]; then
+    round=$(sed -n 's/.*"round":\([0-9]*\).*/\1/p' "$plan")
+    slices=$(sed -n 's/.*"slices":\([0-9]*\).*/\1/p' "$plan")
+    [ -n "$round" ] && [ -n "$slices" ] || die "$plan: not a plan (remove it to start again)"
+  else
+    planner=$(EVAL_DIR="$edir" EVAL_ARGS="$*" TASKS="$n" AFTER=-1 SUBMIT_ARGS="$pass" cpus=1 \
+      submit plan-0 $(dep "$prev") "$here/plan.sbatch")
+    echo "plan-0=$planner"
+    round=0 slices="$n" prev="$planner"
+  fi
+  array=$(EVAL_DIR="$edir" EVAL_ARGS="$*" ROUND="$round" DEVICE="$device" \
+    submit "eval-$round" --array="0-$((slices - 1))" $(gpus "$worker_gpus") $(dep "$prev") \
+    "$here/eval.sbatch")
+  echo "eval-$round=$array"
+  planner=$(EVAL_DIR="$edir" EVAL_ARGS="$*" TASKS="$n" AFTER="$round" SUBMIT_ARGS="$pass" cpus=1 \
+    submit "plan-$((round + 1))" $(dep_any "$array") "$here/plan.sbatch")
+  echo "plan-$((round + 1))=$planner"
 }
 
 if [ "$mode" = table ]; then
