@@ -89,6 +89,22 @@ std::vector<PairEvalEstimate> EvalScores::estimates(const EvalCalibration& c) co
   return out;
 }
 
+void use_precise_games(std::vector<PairEvalEstimate>& e, const std::vector<PairTally>& games,
+                       double halfwidth, int min_games) {
+  for (int p = 0; p < KING_PAIRS; ++p) {
+    const PairTally& t = games[size_t(p)];
+    if (t.games == 0) continue;
+    double low, high;
+    wilson_interval(t.points(), t.games, low, high);
+    if ((high - low) / 2 > halfwidth && !(min_games > 0 && t.games >= min_games)) continue;
+    PairEvalEstimate& x = e[size_t(p)];
+    x.v = t.score();
+    x.se = x.sampling_se = (high - low) / (2 * 1.959964);
+    x.by_games = true;
+    if (x.samples == 0) x.samples = 1;  // counted in the band
+  }
+}
+
 std::vector<int> eval_band(const std::vector<PairEvalEstimate>& e, int n) {
   std::vector<int> order;
   for (int p = 0; p < int(e.size()); ++p)

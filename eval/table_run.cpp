@@ -340,28 +340,25 @@ int run_table(const TableRunOptions& a) {
     report.evaluations = scores.evaluations();
     report.calibration = scores.fit(results);
     const std::vector<PairEvalEstimate> est = scores.estimates(report.calibration);
-    std::vector<int> band = eval_band(est, a.band);
-    std::vector<bool> in_band(KING_PAIRS, false);
-    for (int p : band) in_band[size_t(p)] = true;
+    std::vector<PairEvalEstimate> v = est;  // both: the games' score where they are precise
+    if (scoring == "both") use_precise_games(v, builder.tallies(), a.halfwidth, a.min_band_games);
+    std::vector<int> band = eval_band(est, a.band);  // the band as the rounds measured it
     for (int p = 0; p < KING_PAIRS; ++p) {
       PairEstimate& e = report.fit.pairs[size_t(p)];
       if (scoring == "both") e.v_eval = est[size_t(p)].v;
-      if (scoring == "both" && in_band[size_t(p)] && report.tallies[size_t(p)].games > 0) {
-        e.v = e.v_raw;  // the band re-measured by games: their score and Wilson interval
-        e.se = (e.high - e.low) / (2 * 1.959964);
-        e.shrink_w = 1;
-      } else {
-        e.v = est[size_t(p)].v;
-        e.se = est[size_t(p)].se;
-      }
+      e.v = v[size_t(p)].v;
+      e.se = v[size_t(p)].se;
+      if (v[size_t(p)].by_games) e.shrink_w = 1;
     }
-    std::stable_sort(band.begin(), band.end(), [&](int x, int y) {
-      return std::abs(report.fit.pairs[size_t(x)].v - 0.5) <
-             std::abs(report.fit.pairs[size_t(y)].v - 0.5);
+    std::stable_sort(band.begin(), band.end(), [&](int x, int y) {  // as the site reads it
+      return std::abs(v[size_t(x)].v - 0.5) < std::abs(v[size_t(y)].v - 0.5);
     });
     report.band = band;
     if (scoring == "both") {
-      report.agreement = eval_agreement(band, est, report.tallies);
+      std::vector<int> measured;  // the pairs both scored: evaluation against precise games
+      for (int p = 0; p < KING_PAIRS; ++p)
+        if (v[size_t(p)].by_games) measured.push_back(p);
+      report.agreement = eval_agreement(measured, est, builder.tallies());
     } else {
       report.band_precise = true;
       for (int p : band)
@@ -375,7 +372,7 @@ int run_table(const TableRunOptions& a) {
                  c.bias, 1.96 * c.bias_se);
     if (report.agreement.pairs > 0)
       std::fprintf(stderr,
-                   "eval table: evaluation against games on the band (%d pairs): mean |difference| "
+                   "eval table: evaluation against games, %d pairs re-measured: mean |difference| "
                    "%.3f [%.3f, %.3f], mean difference %+.3f, games' noise alone %.3f\n",
                    report.agreement.pairs, report.agreement.mean_abs, report.agreement.low,
                    report.agreement.high, report.agreement.mean_signed,

@@ -53,7 +53,7 @@ done
 # eval table: the same table; the model named after the file's iterN.
 cp "$dir/site.onnx" "$dir/fuseki_test_iter0.onnx"
 for net in "$dir/run-site/models/gen-0000.ckpt" "$dir/fuseki_test_iter0.onnx"; do
-  "$bin" eval table --network "$net" --first-pass 1 --adaptive false --playout builtin:nodes=20 \
+  "$bin" eval table --network "$net" --first-pass 1 --adaptive false --playout builtin:nodes=20 --score games \
     --out "$dir/table-$(basename "$net")" >/dev/null 2>&1 || fail "eval table with $net"
 done
 /usr/bin/python3 - "$dir/table-gen-0000.ckpt/table.json" "$dir/table-fuseki_test_iter0.onnx/table.json" <<'PY' ||

@@ -28,7 +28,7 @@ if /usr/bin/python3 "$(dirname "$0")/site_table_contract.py" "$dir/broken.json" 
 fi
 # A network's table names it iterN, N its generation.
 "$bin" init --dir "$dir/net" --network.channels 8 --network.blocks 1 >/dev/null
-"$bin" eval table --first-pass 1 --band 12 --playout builtin:nodes=60 --threads 2 --seed 5 \
+"$bin" eval table --first-pass 1 --band 12 --playout builtin:nodes=60 --threads 2 --seed 5 --score games \
   --network "$dir/net/models/gen-0000.ckpt" --out "$dir/nettable" >/dev/null 2>&1
 /usr/bin/python3 "$(dirname "$0")/site_table_contract.py" --ours "$dir/nettable/table.json" 12 iter0 ||
   { echo "FAIL: the network table's contract"; exit 1; }
