@@ -31,6 +31,15 @@ void EvalScores::add(const PairResult& r) {
   ++evaluations_;
 }
 
+void EvalScores::add_pair_value(int pair, double sente_score) {
+  per_pair_ = true;
+  const double p = std::clamp(sente_score, 1e-6, 1 - 1e-6);
+  PairResult r;
+  r.pair = pair;
+  r.sente_eval = float(p);
+  add(r);
+}
+
 const EvalSample& EvalScores::sample(int pair, int index) const {
   static const EvalSample none;
   const std::vector<EvalSample>& v = samples_[size_t(pair)];
@@ -41,7 +50,7 @@ std::vector<std::pair<double, double>> EvalScores::calibration_data(
     const std::vector<PairResult>& games) const {
   std::vector<std::pair<double, double>> data;
   for (const PairResult& g : games) {
-    const EvalSample& s = sample(g.pair, g.index);
+    const EvalSample& s = sample(g.pair, per_pair_ ? 0 : g.index);
     if (!s.present || s.decided || !scored(g.winner) || g.reason == Reason::Ruling41) continue;
     data.push_back({s.cp, score_of(g.winner, BLACK)});
   }
@@ -70,7 +79,9 @@ PairEvalEstimate EvalScores::estimate(int pair, const EvalCalibration& c) const 
   e.samples = n;
   if (n == 0) return e;
   e.v = sum / n;
-  const double var = n > 1 ? std::max(0.0, (sum2 - n * e.v * e.v) / (n - 1)) : 0.25;
+  const double var = per_pair_ ? 0.0
+                     : n > 1   ? std::max(0.0, (sum2 - n * e.v * e.v) / (n - 1))
+                               : 0.25;
   // The sampling variance of the mean, plus the calibration's (delta method): its error moves
   // every pair the same way.
   d_bias /= n;
@@ -87,22 +98,6 @@ std::vector<PairEvalEstimate> EvalScores::estimates(const EvalCalibration& c) co
   std::vector<PairEvalEstimate> out(KING_PAIRS);
   for (int p = 0; p < KING_PAIRS; ++p) out[size_t(p)] = estimate(p, c);
   return out;
-}
-
-void use_precise_games(std::vector<PairEvalEstimate>& e, const std::vector<PairTally>& games,
-                       double halfwidth, int min_games) {
-  for (int p = 0; p < KING_PAIRS; ++p) {
-    const PairTally& t = games[size_t(p)];
-    if (t.games == 0) continue;
-    double low, high;
-    wilson_interval(t.points(), t.games, low, high);
-    if ((high - low) / 2 > halfwidth && !(min_games > 0 && t.games >= min_games)) continue;
-    PairEvalEstimate& x = e[size_t(p)];
-    x.v = t.score();
-    x.se = x.sampling_se = (high - low) / (2 * 1.959964);
-    x.by_games = true;
-    if (x.samples == 0) x.samples = 1;  // counted in the band
-  }
 }
 
 std::vector<int> eval_band(const std::vector<PairEvalEstimate>& e, int n) {

@@ -28,7 +28,6 @@ struct PairEvalEstimate {
   double se = 0.5;           // its standard error: the samples' and the calibration's
   double sampling_se = 0.5;  // the samples' alone
   int samples = 0;
-  bool by_games = false;  // v and se are the pair's games' (use_precise_games)
 };
 
 // How well evaluation and games agree on a set of pairs: the mean of |v_eval - v_games| with a
@@ -46,6 +45,10 @@ class EvalScores {
   EvalScores();
   // An evaluation-pass result (PlacementGames without play-out, eval_nodes > 0).
   void add(const PairResult& r);
+  // One evaluation of the pair itself rather than of sampled placements (the value head at the
+  // position after the kings: eval table --eval-engine value): sample 0, matched with every game
+  // of the pair, no sampling error.
+  void add_pair_value(int pair, double sente_score);
   const EvalSample& sample(int pair, int index) const;
   int samples(int pair) const { return int(samples_[size_t(pair)].size()); }
   long evaluations() const { return evaluations_; }
@@ -62,13 +65,8 @@ class EvalScores {
  private:
   std::vector<std::vector<EvalSample>> samples_;  // per pair, by index
   long evaluations_ = 0;
+  bool per_pair_ = false;
 };
-
-// Scoring both: each pair whose games are as precise as asked (95 % Wilson half-width at most
-// `halfwidth`, or at least `min_games` games when that is > 0) takes its games' score and standard
-// error instead of the evaluation's (the band's pairs, re-measured, as the site's tables do).
-void use_precise_games(std::vector<PairEvalEstimate>& e, const std::vector<PairTally>& games,
-                       double halfwidth, int min_games);
 
 // The `n` pairs whose evaluation is closest to 50 %, closest first.
 std::vector<int> eval_band(const std::vector<PairEvalEstimate>& e, int n);

@@ -35,13 +35,24 @@ double logit(double p) { return std::log(p / (1 - p)); }
 double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
 }  // namespace
 
-TableFit fit_table(const std::vector<PairTally>& tallies) {
+TableFit fit_table(const std::vector<PairTally>& tallies, const std::vector<double>* prior) {
   TableFit fit;
   fit.pairs.resize(KING_PAIRS);
-  // Weighted least squares on the logit scale: y_pair = a_sente + b_gote, weight n p (1 - p)
-  // (the inverse variance of an observed logit). The Gote effects sum to zero (identifiability);
-  // a tiny ridge keeps squares without games at zero.
-  const int params = 2 * KING_SQUARES;
+  // With a prior, its logit (centred) is one more covariate, with a fitted coefficient: a prior
+  // that predicts nothing beyond the square effects gets about none.
+  const bool with_prior = prior && prior->size() == size_t(KING_PAIRS);
+  std::vector<double> x(KING_PAIRS, 0.0);
+  if (with_prior) {
+    double mean = 0;
+    for (int p = 0; p < KING_PAIRS; ++p)
+      mean += x[size_t(p)] = logit(std::clamp((*prior)[size_t(p)], 1e-4, 1 - 1e-4));
+    mean /= KING_PAIRS;
+    for (double& v : x) v -= mean;
+  }
+  // Weighted least squares on the logit scale: y_pair = a_sente + b_gote (+ beta x_pair), weight
+  // n p (1 - p) (the inverse variance of an observed logit). The Gote effects sum to zero
+  // (identifiability); a tiny ridge keeps squares without games at zero.
+  const int params = 2 * KING_SQUARES + (with_prior ? 1 : 0), beta = 2 * KING_SQUARES;
   Eigen::MatrixXd normal = Eigen::MatrixXd::Zero(params, params);
   Eigen::VectorXd rhs = Eigen::VectorXd::Zero(params);
   std::vector<double> y(KING_PAIRS, 0), w(KING_PAIRS, 0);
@@ -58,12 +69,23 @@ TableFit fit_table(const std::vector<PairTally>& tallies) {
     normal(g, s) += w[size_t(p)];
     rhs(s) += w[size_t(p)] * y[size_t(p)];
     rhs(g) += w[size_t(p)] * y[size_t(p)];
+    if (with_prior) {
+      const double xp = x[size_t(p)];
+      normal(beta, beta) += w[size_t(p)] * xp * xp;
+      normal(s, beta) += w[size_t(p)] * xp;
+      normal(beta, s) += w[size_t(p)] * xp;
+      normal(g, beta) += w[size_t(p)] * xp;
+      normal(beta, g) += w[size_t(p)] * xp;
+      rhs(beta) += w[size_t(p)] * xp * y[size_t(p)];
+    }
   }
   double scale = std::max(1.0, normal.diagonal().maxCoeff());
-  for (int i = KING_SQUARES; i < params; ++i)
-    for (int j = KING_SQUARES; j < params; ++j) normal(i, j) += scale;  // sum of Gote effects = 0
+  for (int i = KING_SQUARES; i < 2 * KING_SQUARES; ++i)
+    for (int j = KING_SQUARES; j < 2 * KING_SQUARES; ++j)
+      normal(i, j) += scale;  // sum of Gote effects = 0
   normal.diagonal().array() += 1e-6 * scale;
   Eigen::VectorXd theta = normal.ldlt().solve(rhs);
+  if (with_prior) fit.prior_coefficient = theta(beta);
   for (int i = 0; i < KING_SQUARES; ++i) {
     fit.sente_logit[size_t(i)] = theta(i);
     fit.gote_logit[size_t(i)] = theta(KING_SQUARES + i);
@@ -75,7 +97,8 @@ TableFit fit_table(const std::vector<PairTally>& tallies) {
   int observed = 0;
   for (int p = 0; p < KING_PAIRS; ++p) {
     if (w[size_t(p)] <= 0) continue;
-    double pred = theta(p / KING_SQUARES) + theta(KING_SQUARES + p % KING_SQUARES);
+    double pred = theta(p / KING_SQUARES) + theta(KING_SQUARES + p % KING_SQUARES) +
+                  (with_prior ? theta(beta) * x[size_t(p)] : 0.0);
     num += (y[size_t(p)] - pred) * (y[size_t(p)] - pred);
     sampling += 1 / w[size_t(p)];
     ++observed;
@@ -88,7 +111,8 @@ TableFit fit_table(const std::vector<PairTally>& tallies) {
   for (int p = 0; p < KING_PAIRS; ++p) {
     const PairTally& t = tallies[size_t(p)];
     PairEstimate& e = fit.pairs[size_t(p)];
-    double pred = theta(p / KING_SQUARES) + theta(KING_SQUARES + p % KING_SQUARES);
+    double pred = theta(p / KING_SQUARES) + theta(KING_SQUARES + p % KING_SQUARES) +
+                  (with_prior ? theta(beta) * x[size_t(p)] : 0.0);
     e.v_fit = sigmoid(pred);
     e.v_raw = t.score();
     wilson_interval(t.points(), t.games, e.low, e.high);

@@ -58,12 +58,17 @@ struct PairEstimate {
 struct TableFit {
   std::array<double, KING_SQUARES> sente_logit{}, gote_logit{};  // per-square effects
   double sigma_interaction = 0;     // spread of the pairs around the additive model (logit scale)
+  double prior_coefficient = 0;     // the prior's logit's coefficient (fit_table with a prior)
   std::vector<PairEstimate> pairs;  // KING_PAIRS entries
 };
 
 // Fits the additive model to the tallies (pairs without games get the model's value) and
-// shrinks each raw value towards it by its precision.
-TableFit fit_table(const std::vector<PairTally>& tallies);
+// shrinks each raw value towards it by its precision. With a prior (Sente's expected score per
+// pair, e.g. an evaluation's: KING_PAIRS entries), the prior's logit is one more covariate of the
+// model with a fitted coefficient (prior_coefficient), so the pairs' spread around the model,
+// and the shrinkage, follow how much the prior predicts beyond the square effects.
+TableFit fit_table(const std::vector<PairTally>& tallies,
+                   const std::vector<double>* prior = nullptr);
 
 // The `n` pairs whose estimate is closest to 50 %, closest first.
 std::vector<int> band_of(const std::vector<PairEstimate>& estimates, int n);

@@ -50,9 +50,13 @@ void TableBuilder::restore_result(const PairResult& r) {
   t.move_sum += r.moves;
 }
 
-std::vector<int> TableBuilder::band() const {
-  return band_rule_ ? band_rule_() : band_of(fit().pairs, options_.band);
+TableFit TableBuilder::fit() const {
+  if (!prior_) return fit_table(tallies_);
+  const std::vector<double> prior = prior_();
+  return fit_table(tallies_, &prior);
 }
+
+std::vector<int> TableBuilder::band() const { return band_of(fit().pairs, options_.band); }
 
 std::vector<PairGame> TableBuilder::first_pass() const {
   std::vector<PairGame> games;
@@ -95,16 +99,6 @@ std::vector<PairGame> TableBuilder::games_for(const std::vector<int>& pairs, int
 }
 
 std::vector<PairGame> TableBuilder::next_round() {
-  if (band_rule_) {  // the band is given: games to its imprecise pairs, the least precise first
-    std::vector<int> needy;
-    for (int p : band_rule_())
-      if (imprecise(p)) needy.push_back(p);
-    std::stable_sort(needy.begin(), needy.end(), [&](int a, int b) {
-      return tallies_[size_t(a)].games < tallies_[size_t(b)].games;
-    });
-    if (needy.empty()) return {};
-    return games_for(needy, std::max(1, options_.round_games / int(needy.size())));
-  }
   TableFit f = fit();
   std::vector<int> band = band_of(f.pairs, options_.band);
   std::vector<bool> in_band(KING_PAIRS, false);

@@ -65,10 +65,10 @@ class TableBuilder {
   void restore_schedule(const Schedule& s);
   void restore_result(const PairResult& r);
 
-  // Scoring by evaluation (eval table --score both): the band is what `rule` says (the pairs an
-  // evaluation puts closest to even; it may change as its calibration does), and the rounds after
-  // the first pass send games only to band pairs short of the target precision.
-  void set_band_rule(std::function<std::vector<int>()> rule) { band_rule_ = std::move(rule); }
+  // Scoring both (eval table --score both): `prior` gives Sente's expected score per pair from an
+  // evaluation (under the calibration of the games so far); the fit is made around it
+  // (fit_table), so pairs it settles need fewer games.
+  void set_prior(std::function<std::vector<double>()> prior) { prior_ = std::move(prior); }
 
   // Plays rounds until done. `on_schedule` sees each round's schedule before its games are
   // played, `on_result` each result (both for the journal).
@@ -83,7 +83,7 @@ class TableBuilder {
   Schedule next_schedule();
 
   const std::vector<PairTally>& tallies() const { return tallies_; }
-  TableFit fit() const { return fit_table(tallies_); }
+  TableFit fit() const;
   std::vector<int> band() const;
   long games_played() const { return games_played_; }
   int rounds() const { return round_; }
@@ -110,7 +110,7 @@ class TableBuilder {
   int round_ = 0;
   long games_played_ = 0;
   std::vector<std::vector<int>> band_history_;
-  std::function<std::vector<int>()> band_rule_;
+  std::function<std::vector<double>()> prior_;
 };
 
 }  // namespace fuseki

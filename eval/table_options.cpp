@@ -64,7 +64,8 @@ std::vector<OptionSection> table_run_sections(TableRunOptions& o) {
               "games without it and for --shard, --plan and --round")
       .text("eval_engine", o.eval_engine,
             "score eval/both: the engine that evaluates move 41 (builtin, fairy-stockfish, "
-            "usi:PATH; no budget)")
+            "usi:PATH; no budget), or value: the network's value head at the position after "
+            "the kings, one batched pass (score both)")
       .integer("eval_nodes", o.eval_nodes, 1, 1000000000, "score eval/both: nodes per evaluation")
       .integer("eval_samples", o.eval_samples, 1, 100000,
                "score eval/both: placements evaluated per pair");

@@ -46,6 +46,10 @@ class TableGames : public GameSource {
   ~TableGames() override;
   void play(const std::vector<PairGame>& games,
             const std::function<void(const PairResult&)>& done) override;
+  bool has_network() const { return eval_ != nullptr; }
+  // Sente's expected score for each pair by the network's value head at the position after the
+  // kings (one batched pass); needs has_network().
+  std::vector<double> value_prior(RuleSet rules) const;
   // The same placement played to move 41 only, and evaluated there (eval table --score eval|both).
   std::unique_ptr<PlacementGames> evaluator(const TableRunOptions& a) const;
 

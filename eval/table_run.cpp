@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "engine/game.h"
 #include "engine/match.h"
 #include "eval/eval_scores.h"
 #include "eval/table_games.h"
@@ -53,8 +54,12 @@ std::map<std::string, std::string> table_settings(const TableRunOptions& a) {
   if (scoring != "games") {  // one game per pair fits the calibration
     s["first_pass"] = "1";
     s["score"] = scoring;
-    s["eval"] = a.eval_engine + ":nodes=" + std::to_string(a.eval_nodes);
-    s["eval_samples"] = std::to_string(a.eval_samples);
+    if (a.eval_engine == "value") {
+      s["eval"] = "value head after the kings";
+    } else {
+      s["eval"] = a.eval_engine + ":nodes=" + std::to_string(a.eval_nodes);
+      s["eval_samples"] = std::to_string(a.eval_samples);
+    }
     if (scoring == "eval") s["adaptive"] = "off";
   }
   return s;
@@ -160,6 +165,26 @@ std::unique_ptr<PlacementGames> TableGames::evaluator(const TableRunOptions& a) 
   return std::make_unique<PlacementGames>(*placer_, eo);
 }
 
+std::vector<double> TableGames::value_prior(RuleSet rules) const {
+  std::vector<Position> after_kings;  // each pair's kings placed, Sente to move
+  for (int p = 0; p < KING_PAIRS; ++p) {
+    Game g(Position::start(rules));
+    g.play(make_drop(KING, pair_sente(p)));
+    g.play(make_drop(KING, pair_gote(p)));
+    after_kings.push_back(g.position());
+  }
+  std::vector<const Position*> ptrs;
+  for (const Position& pos : after_kings) ptrs.push_back(&pos);
+  const std::vector<net::Evaluation> evals = eval_->evaluate(ptrs);
+  std::vector<double> prior(KING_PAIRS);
+  for (int p = 0; p < KING_PAIRS; ++p) {  // the value is the mover's expected score in [-1, 1]
+    const double v = after_kings[size_t(p)].side_to_move() == BLACK ? evals[size_t(p)].value
+                                                                    : -evals[size_t(p)].value;
+    prior[size_t(p)] = (1 + v) / 2;
+  }
+  return prior;
+}
+
 TableGames::~TableGames() = default;
 
 void TableGames::play(const std::vector<PairGame>& games,
@@ -217,9 +242,14 @@ int run_table(const TableRunOptions& a) {
   const std::string scoring = table_scoring(a);
   const bool by_eval = scoring != "games";
   const std::string eval_engine = a.eval_engine + ":nodes=" + std::to_string(a.eval_nodes);
-  if (by_eval) {
-    if (!a.shard.empty())
-      throw std::runtime_error("--shard measures a slice by games only: add --score games");
+  if (by_eval && !a.shard.empty())
+    throw std::runtime_error("--shard measures a slice by games only: add --score games");
+  const bool value_eval = by_eval && a.eval_engine == "value";
+  if (value_eval && (scoring != "both" || a.network.empty()))
+    throw std::runtime_error(
+        "--eval-engine value (the network's value head at the kings) needs --network and "
+        "--score both");
+  if (by_eval && !value_eval) {
     try {  // the engine spec, before anything is written
       make_player(eval_engine, default_engines(), a.rules);
     } catch (const std::exception& e) {
@@ -287,9 +317,21 @@ int run_table(const TableRunOptions& a) {
     }
     eval_cpu += cpu_seconds() - c0;
   };
-  if (by_eval) evaluate(std::vector<int>(KING_PAIRS, a.eval_samples), "every pair");
-  if (scoring == "both")  // the band by evaluation, under the calibration of the games so far
-    builder.set_band_rule([&] { return eval_band(scores.estimates(scores.fit(results)), a.band); });
+  if (value_eval) {  // one batched pass: the value head after each pair's kings
+    const double c0 = cpu_seconds();
+    const std::vector<double> prior = source.value_prior(a.rules);
+    for (int p = 0; p < KING_PAIRS; ++p) scores.add_pair_value(p, prior[size_t(p)]);
+    eval_cpu += cpu_seconds() - c0;
+  } else if (by_eval) {
+    evaluate(std::vector<int>(KING_PAIRS, a.eval_samples), "every pair");
+  }
+  if (scoring == "both")  // the fit around the evaluation, under the games' calibration so far
+    builder.set_prior([&] {
+      std::vector<double> prior(KING_PAIRS);
+      const std::vector<PairEvalEstimate> est = scores.estimates(scores.fit(results));
+      for (int p = 0; p < KING_PAIRS; ++p) prior[size_t(p)] = est[size_t(p)].v;
+      return prior;
+    });
 
   double t0 = now_seconds(), c1 = cpu_seconds();
   long at_start = builder.games_played();
@@ -340,28 +382,25 @@ int run_table(const TableRunOptions& a) {
     report.evaluations = scores.evaluations();
     report.calibration = scores.fit(results);
     const std::vector<PairEvalEstimate> est = scores.estimates(report.calibration);
-    std::vector<PairEvalEstimate> v = est;  // both: the games' score where they are precise
-    if (scoring == "both") use_precise_games(v, builder.tallies(), a.halfwidth, a.min_band_games);
-    std::vector<int> band = eval_band(est, a.band);  // the band as the rounds measured it
-    for (int p = 0; p < KING_PAIRS; ++p) {
-      PairEstimate& e = report.fit.pairs[size_t(p)];
-      if (scoring == "both") e.v_eval = est[size_t(p)].v;
-      e.v = v[size_t(p)].v;
-      e.se = v[size_t(p)].se;
-      if (v[size_t(p)].by_games) e.shrink_w = 1;
-    }
-    std::stable_sort(band.begin(), band.end(), [&](int x, int y) {  // as the site reads it
-      return std::abs(v[size_t(x)].v - 0.5) < std::abs(v[size_t(y)].v - 0.5);
-    });
-    report.band = band;
-    if (scoring == "both") {
-      std::vector<int> measured;  // the pairs both scored: evaluation against precise games
-      for (int p = 0; p < KING_PAIRS; ++p)
-        if (v[size_t(p)].by_games) measured.push_back(p);
+    if (scoring == "both") {  // the games' table, fitted around the evaluation
+      report.fit = builder.fit();
+      for (int p = 0; p < KING_PAIRS; ++p) report.fit.pairs[size_t(p)].v_eval = est[size_t(p)].v;
+      report.band = band_of(report.fit.pairs, a.band);
+      std::vector<int> measured;  // evaluation against games: the pairs with precise games
+      for (int p = 0; p < KING_PAIRS; ++p) {
+        const PairEstimate& e = report.fit.pairs[size_t(p)];
+        if (report.tallies[size_t(p)].games > 0 && (e.high - e.low) / 2 <= a.halfwidth)
+          measured.push_back(p);
+      }
       report.agreement = eval_agreement(measured, est, builder.tallies());
-    } else {
+    } else {  // every pair by its evaluation
+      for (int p = 0; p < KING_PAIRS; ++p) {
+        report.fit.pairs[size_t(p)].v = est[size_t(p)].v;
+        report.fit.pairs[size_t(p)].se = est[size_t(p)].se;
+      }
+      report.band = eval_band(est, a.band);
       report.band_precise = true;
-      for (int p : band)
+      for (int p : report.band)
         if (1.959964 * est[size_t(p)].se > a.halfwidth) report.band_precise = false;
     }
     const EvalCalibration& c = report.calibration;

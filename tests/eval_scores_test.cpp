@@ -1,7 +1,7 @@
 // Scoring king pairs by evaluation (eval table --score eval|both): the calibration's standard
 // errors cover the truth, each pair's estimate from its evaluated samples, the calibration data
-// matched to games by pair and index, a band given by a rule gets games only where it is short of
-// the precision, and the agreement of evaluation and games.
+// matched to games by pair and index, a prior from an evaluation saves games, and the agreement of
+// evaluation and games.
 #include "eval/eval_scores.h"
 
 #include <gtest/gtest.h>
@@ -104,38 +104,50 @@ TEST(EvalScores, CalibrationDataMatchesGamesToTheirEvaluations) {
   EXPECT_EQ(data[1].second, 0.5);
 }
 
-// With a band rule (scoring both), the rounds send games only to the rule's pairs, until each is
-// as precise as asked; every other pair keeps its first-pass game.
-TEST(TableAllocation, AGivenBandGetsGamesOnlyWhereImprecise) {
-  const std::vector<double> p = simulated_rates(8);
-  AllocationOptions o;
-  o.first_pass = 1;
-  o.band = 5;
-  o.round_games = 256;
-  o.target_halfwidth = 0.08;
-  TableBuilder b(o, 3);
-  const std::vector<int> band = {3, 77, 400, 901, 1295};
-  b.set_band_rule([&] { return band; });
-  SimulatedGames sim(p);
-  b.run(sim, nullptr, nullptr);
-  EXPECT_TRUE(b.band_precise());
-  EXPECT_EQ(b.band(), band);
-  long band_games = 0;
-  for (int q = 0; q < KING_PAIRS; ++q) {
-    const bool in = std::find(band.begin(), band.end(), q) != band.end();
-    if (in) {
-      const PairTally& t = b.tallies()[size_t(q)];
-      band_games += t.games;
-      double low, high;
-      wilson_interval(t.points(), t.games, low, high);
-      EXPECT_LE((high - low) / 2, o.target_halfwidth) << pair_key(q);
-      EXPECT_GT(t.games, 20) << pair_key(q);
-    } else {
-      EXPECT_LE(b.tallies()[size_t(q)].games, 1) << pair_key(q);  // a draw-free first pass
-    }
+// Scoring both: the fit made around an evaluation's prior. Where the pairs depart from the additive
+// model (interaction), a prior that knows them settles the pairs far from even with few games,
+// so the adaptive rounds find the band with fewer games; a flat prior (0.5 everywhere) is the
+// additive model alone, the same allocation as no prior.
+TEST(TableAllocation, APriorFromAnEvaluationSavesGames) {
+  const std::vector<double> p = simulated_rates(8, 0.8);
+  // The true band edge: how far from even the 48th closest pair truly is.
+  std::vector<double> dist;
+  for (double x : p) dist.push_back(std::abs(x - 0.5));
+  std::sort(dist.begin(), dist.end());
+  const double edge = dist[47];
+  Rng noise(5);
+  std::vector<double> good(KING_PAIRS), flat(KING_PAIRS, 0.5);
+  for (int q = 0; q < KING_PAIRS; ++q) {  // the truth's logit plus noise of sd 0.1
+    const double z = std::log(p[size_t(q)] / (1 - p[size_t(q)])) + (noise.uniform() - 0.5) * 0.35;
+    good[size_t(q)] = 1 / (1 + std::exp(-z));
   }
-  // No pair is measured far beyond the precision: at most one round's share too many.
-  EXPECT_LE(band_games, 5 * (150 + 256 / 5) + 5);
+  auto run = [&](const std::vector<double>* prior) {
+    AllocationOptions o;
+    o.first_pass = 1;
+    o.round_games = 512;
+    o.target_halfwidth = 0.05;
+    o.max_games = 400000;
+    TableBuilder b(o, 3);
+    if (prior) b.set_prior([prior] { return *prior; });
+    SimulatedGames sim(p);
+    b.run(sim, nullptr, nullptr);
+    EXPECT_TRUE(b.band_precise());
+    double worst = 0;  // the band's pair truly farthest from even
+    for (int q : b.band()) worst = std::max(worst, std::abs(p[size_t(q)] - 0.5));
+    return std::pair{b.games_played(), worst};
+  };
+  const auto none = run(nullptr), with_good = run(&good), with_flat = run(&flat);
+  std::printf(
+      "[ prior    ] true band edge %.3f; games to a precise band and its truly farthest "
+      "pair: no prior %ld (%.3f), a good prior %ld (%.3f), a flat one %ld (%.3f)\n",
+      edge, none.first, none.second, with_good.first, with_good.second, with_flat.first,
+      with_flat.second);
+  EXPECT_LT(double(with_good.first), 0.8 * double(none.first));
+  // Nearly the right band (each pair's own games are +-0.05), where the additive model alone
+  // takes pairs far from even.
+  EXPECT_LT(with_good.second, edge + 0.075);
+  EXPECT_LT(with_good.second, none.second);
+  EXPECT_EQ(with_flat, none);
 }
 
 TEST(EvalScores, AgreementOfEvaluationAndGames) {
