@@ -392,6 +392,26 @@ std::string comparison_section(const TableReport& r, const KingPairTable& earlie
 
 }  // namespace
 
+// Scoring by evaluation (eval table --score eval|both): what scored the pairs, the calibration
+// and, for both, how evaluation and games agree.
+std::string scoring_rows(const TableReport& r) {
+  if (r.score == "games") return "";
+  const EvalCalibration& c = r.calibration;
+  std::string o = fmt("<tr><th>scored by</th><td>%s: %ld evaluations at move 41</td></tr>",
+                      r.score == "both" ? "evaluation and games" : "evaluation", r.evaluations);
+  o += fmt(
+      "<tr><th>calibration (%d games)</th><td>P(Sente) = 1 / (1 + exp(&#8722;(%.3f &#177; %.3f + "
+      "cp / (%.0f &#177; %.0f))))</td></tr>",
+      c.games, c.bias, 1.96 * c.bias_se, c.scale, 1.96 * c.scale_se);
+  if (r.agreement.pairs > 0)
+    o += fmt(
+        "<tr><th>evaluation against games</th><td>mean |v (eval) &#8722; v (games)| %.3f [%.3f, "
+        "%.3f] over %d pairs measured by games (their sampling alone: %.3f)</td></tr>",
+        r.agreement.mean_abs, r.agreement.low, r.agreement.high, r.agreement.pairs,
+        r.agreement.noise_floor);
+  return o;
+}
+
 std::string table_html(const TableReport& r, const KingPairTable* earlier) {
   std::ostringstream o;
   o << "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>fusekilab king-pair "
@@ -404,7 +424,7 @@ std::string table_html(const TableReport& r, const KingPairTable* earlier) {
   o << "<tr><th>model</th><td>" << html_escape(r.model) << "</td></tr><tr><th>games</th><td>"
     << r.games << "</td></tr><tr><th>uniform allocation, same band precision</th><td>"
     << r.uniform_equivalent << "</td></tr><tr><th>mirror pairs disagreeing</th><td>"
-    << r.mirror_disagreements << "</td></tr></table></section>\n"
+    << r.mirror_disagreements << "</td></tr>" << scoring_rows(r) << "</table></section>\n"
     << king_values_section(r.fit) << maps_section(r) << band_section(r);
   if (earlier) o << comparison_section(r, *earlier);
   o << "</body></html>\n";

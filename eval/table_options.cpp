@@ -65,7 +65,8 @@ std::vector<OptionSection> table_run_sections(TableRunOptions& o) {
       .text("eval_engine", o.eval_engine,
             "score eval/both: the engine that evaluates move 41 (builtin, fairy-stockfish, "
             "usi:PATH; no budget), or value: the network's value head at the position after "
-            "the kings, one batched pass (score both)")
+            "the kings, one batched pass (score both); auto: value for a network scored both, "
+            "else builtin")
       .integer("eval_nodes", o.eval_nodes, 1, 1000000000, "score eval/both: nodes per evaluation")
       .integer("eval_samples", o.eval_samples, 1, 100000,
                "score eval/both: placements evaluated per pair");
@@ -76,6 +77,11 @@ std::string table_scoring(const TableRunOptions& o) {
   if (o.score != "auto") return o.score;
   const bool sliced = !o.shard.empty() || o.plan > 0 || o.round >= 0;  // games only
   return o.network.empty() || sliced ? "games" : "both";
+}
+
+std::string table_eval_engine(const TableRunOptions& o) {
+  if (o.eval_engine != "auto") return o.eval_engine;
+  return !o.network.empty() && table_scoring(o) == "both" ? "value" : "builtin";
 }
 
 }  // namespace fuseki

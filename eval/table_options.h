@@ -35,12 +35,16 @@ struct TableRunOptions {
   // placements at move 41, calibrated by one game per pair) or both (eval for every pair, the
   // band re-measured with games); "auto": both with a network, games without.
   std::string score = "auto";
-  std::string eval_engine = "builtin";  // a player spec without a budget
+  std::string eval_engine = "auto";  // a player spec without a budget, value, or auto
   int eval_nodes = 100, eval_samples = 64;
 };
 
 // The scoring `o` asks for, "auto" resolved.
 std::string table_scoring(const TableRunOptions& o);
+// The evaluation engine, "auto" resolved: the value head for a network table scored both (one
+// batched pass; sampled placements searched by an engine cost as much as the games there), else
+// the built-in engine.
+std::string table_eval_engine(const TableRunOptions& o);
 
 // [eval]: every setting above with its default, range and help.
 std::vector<OptionSection> table_run_sections(TableRunOptions& o);

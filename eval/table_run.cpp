@@ -54,10 +54,10 @@ std::map<std::string, std::string> table_settings(const TableRunOptions& a) {
   if (scoring != "games") {  // one game per pair fits the calibration
     s["first_pass"] = "1";
     s["score"] = scoring;
-    if (a.eval_engine == "value") {
+    if (table_eval_engine(a) == "value") {
       s["eval"] = "value head after the kings";
     } else {
-      s["eval"] = a.eval_engine + ":nodes=" + std::to_string(a.eval_nodes);
+      s["eval"] = table_eval_engine(a) + ":nodes=" + std::to_string(a.eval_nodes);
       s["eval_samples"] = std::to_string(a.eval_samples);
     }
     if (scoring == "eval") s["adaptive"] = "off";
@@ -159,7 +159,7 @@ std::unique_ptr<PlacementGames> TableGames::evaluator(const TableRunOptions& a) 
   SelfPlayOptions eo = options_;
   eo.play_out = false;
   eo.eval_nodes = uint64_t(a.eval_nodes);
-  eo.eval_engine = a.eval_engine;
+  eo.eval_engine = table_eval_engine(a);
   eo.eval_scale = kEvalPassScale;
   eo.eval_bias = 0;
   return std::make_unique<PlacementGames>(*placer_, eo);
@@ -241,10 +241,10 @@ int run_table(const TableRunOptions& a) {
   if (!a.shard.empty()) slice = parse_slice(a.shard, "--shard");
   const std::string scoring = table_scoring(a);
   const bool by_eval = scoring != "games";
-  const std::string eval_engine = a.eval_engine + ":nodes=" + std::to_string(a.eval_nodes);
+  const std::string eval_engine = table_eval_engine(a) + ":nodes=" + std::to_string(a.eval_nodes);
   if (by_eval && !a.shard.empty())
     throw std::runtime_error("--shard measures a slice by games only: add --score games");
-  const bool value_eval = by_eval && a.eval_engine == "value";
+  const bool value_eval = by_eval && table_eval_engine(a) == "value";
   if (value_eval && (scoring != "both" || a.network.empty()))
     throw std::runtime_error(
         "--eval-engine value (the network's value head at the kings) needs --network and "
@@ -253,7 +253,7 @@ int run_table(const TableRunOptions& a) {
     try {  // the engine spec, before anything is written
       make_player(eval_engine, default_engines(), a.rules);
     } catch (const std::exception& e) {
-      throw std::runtime_error("--eval-engine " + a.eval_engine + ": " + e.what());
+      throw std::runtime_error("--eval-engine " + table_eval_engine(a) + ": " + e.what());
     }
   }
   TableGames source(a);  // loads the network

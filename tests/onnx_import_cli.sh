@@ -5,18 +5,7 @@
 # from an .onnx plays as the file does, and one whose graph is another architecture is refused.
 set -euo pipefail
 bin=$(readlink -f "$1")
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-expect_error() {  # expected-text command...
-  local want="$1"
-  shift
-  local rc=0
-  "$@" >"$dir/out" 2>"$dir/err" || rc=$?
-  [ "$rc" = 2 ] || fail "exit $rc, not 2, for: $* ($(cat "$dir/err"))"
-  grep -qF -- "$want" "$dir/err" || fail "unclear error for '$*': $(cat "$dir/err")"
-  [ "$(wc -l <"$dir/err")" = 1 ] || fail "not one line for '$*': $(cat "$dir/err")"
-}
+source "$(dirname "$0")/cli_lib.sh"
 # The JSON without the network's own name.
 same_json() {  # a.json b.json key-to-drop...
   /usr/bin/python3 - "$@" <<'PY'

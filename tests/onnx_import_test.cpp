@@ -112,6 +112,16 @@ TEST(OnnxImport, SiteFormatRoundTripWithValue) { round_trip(with_format({16, 2},
 TEST(OnnxImport, SiteFormatRoundTripPolicyOnly) { round_trip(with_format({8, 1}, "site"), false); }
 TEST(OnnxImport, NativeFormatRoundTrip) { round_trip(NetConfig{16, 2}, true); }
 
+// A float initializer holding `t`.
+void add_initializer(onnx::GraphProto* g, const std::string& name, const torch::Tensor& t) {
+  const torch::Tensor c = t.contiguous();
+  onnx::TensorProto* p = g->add_initializer();
+  p->set_name(name);
+  p->set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : c.sizes()) p->add_dims(d);
+  p->set_raw_data(std::string(static_cast<const char*>(c.data_ptr()), size_t(c.nbytes())));
+}
+
 // A small site-format graph by hand: Concat, Conv (stride 1, pads 0) + BatchNormalization
 // (folded at load), Relu, Flatten; and a value output through Gemm, Tanh, Identity.
 onnx::ModelProto hand_made(const torch::Tensor& w, const torch::Tensor& bn,
@@ -120,14 +130,7 @@ onnx::ModelProto hand_made(const torch::Tensor& w, const torch::Tensor& bn,
   m.set_ir_version(8);
   m.add_opset_import()->set_version(17);
   onnx::GraphProto* g = m.mutable_graph();
-  auto init = [&](const std::string& name, const torch::Tensor& t) {
-    const torch::Tensor c = t.contiguous();
-    onnx::TensorProto* p = g->add_initializer();
-    p->set_name(name);
-    p->set_data_type(onnx::TensorProto::FLOAT);
-    for (int64_t d : c.sizes()) p->add_dims(d);
-    p->set_raw_data(std::string(static_cast<const char*>(c.data_ptr()), size_t(c.nbytes())));
-  };
+  auto init = [&](const std::string& name, const torch::Tensor& t) { add_initializer(g, name, t); };
   auto init_ints = [&](const std::string& name, std::vector<int64_t> dims,
                        std::vector<int64_t> values) {
     onnx::TensorProto* p = g->add_initializer();
@@ -475,14 +478,7 @@ TEST(OnnxInit, SplitStemIsSummed) {
   const torch::Tensor w1 = w3.slice(2, 1, 2).slice(3, 1, 2).clone() * 0.25;
   w3.slice(2, 1, 2).slice(3, 1, 2).mul_(0.75);
   const torch::Tensor w2 = w.slice(1, kSitePlanes1).slice(2, 1, 2).slice(3, 1, 2).clone();
-  auto init = [&](const std::string& name, const torch::Tensor& t) {
-    const torch::Tensor c = t.contiguous();
-    onnx::TensorProto* p = g->add_initializer();
-    p->set_name(name);
-    p->set_data_type(onnx::TensorProto::FLOAT);
-    for (int64_t d : c.sizes()) p->add_dims(d);
-    p->set_raw_data(std::string(static_cast<const char*>(c.data_ptr()), size_t(c.nbytes())));
-  };
+  auto init = [&](const std::string& name, const torch::Tensor& t) { add_initializer(g, name, t); };
   init("w3", w3);
   init("w1", w1);
   init("w2", w2);

@@ -6,17 +6,7 @@
 # new network's strength into generations.jsonl and the report.
 set -euo pipefail
 bin=$(readlink -f "$1")
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-expect_error() {  # expected-text command...
-  local want="$1"
-  shift
-  local rc=0
-  "$@" >"$dir/out" 2>"$dir/err" || rc=$?
-  [ "$rc" = 2 ] || fail "exit $rc, not 2, for: $* ($(cat "$dir/err"))"
-  grep -qF -- "$want" "$dir/err" || fail "unclear error for '$*': $(cat "$dir/err")"
-}
+source "$(dirname "$0")/cli_lib.sh"
 run="$dir/run"
 "$bin" init --dir "$run" --network.channels 8 --network.blocks 1 >/dev/null
 net="$run/models/gen-0000.ckpt"

@@ -1,25 +1,16 @@
 #!/usr/bin/env bash
 # eval table --score eval|both end to end on a small budget: the evaluation's calibration (with
 # its standard errors) and agreement with the games in table.json; every pair scored by
-# evaluation, the games' table fitted around it with a precise band (both); the site's contract; a run cut short and
-# resumed from its journal gives the same table byte for byte; bad input is one clear error.
+# evaluation, the games' table fitted around it with a precise band (both); the site's contract;
+# a run cut short and resumed from its journal gives the same table byte for byte; bad input is
+# one clear error.
 set -euo pipefail
 bin=$(readlink -f "$1")
 here=$(cd "$(dirname "$0")" && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-expect_error() {  # expected-text command...
-  local want="$1"
-  shift
-  local rc=0
-  "$@" >"$dir/out" 2>"$dir/err" || rc=$?
-  [ "$rc" = 2 ] || fail "exit $rc, not 2, for: $* ($(cat "$dir/err"))"
-  grep -qF -- "$want" "$dir/err" || fail "unclear error for '$*': $(cat "$dir/err")"
-  [ "$(wc -l <"$dir/err")" = 1 ] || fail "not one line for '$*': $(cat "$dir/err")"
-}
-args=(eval table --band 24 --round-games 512 --max-games 30000 --halfwidth 0.2 --eval-samples 4
-      --eval-nodes 30 --playout builtin:nodes=30 --threads 2 --seed 3)
+source "$(dirname "$0")/cli_lib.sh"
+common=(eval table --band 24 --round-games 512 --halfwidth 0.2 --eval-samples 4 --eval-nodes 30
+        --playout builtin:nodes=30 --threads 2 --seed 3)
+args=("${common[@]}" --max-games 30000)
 
 "$bin" "${args[@]}" --score both --out "$dir/both" >"$dir/both.out" 2>"$dir/both.err" ||
   fail "score both: $(tail -3 "$dir/both.err")"
@@ -72,12 +63,29 @@ order = sorted(t["pairs"], key=lambda k: abs(t["pairs"][k]["v"] - 0.5))
 assert set(t["band"]) == set(order[:24]), (t["band"], order[:24])
 PY
 
+# With a network, both (auto) evaluates each pair once by the value head after the kings.
+"$bin" init --dir "$dir/net" --network.channels 8 --network.blocks 1 >/dev/null
+"$bin" "${common[@]}" --max-games 3000 --network "$dir/net/models/gen-0000.ckpt" --out "$dir/value" \
+  >/dev/null 2>"$dir/value.err" || fail "value head: $(tail -3 "$dir/value.err")"
+/usr/bin/python3 - "$dir/value/table.json" <<'PY' || fail "value head: table.json"
+import json, sys
+t = json.load(open(sys.argv[1]))
+s = t["summary"]
+assert s["score"] == "both" and s["evaluations"] == 1296, s
+assert t["settings"]["eval"] == "value head after the kings", t["settings"]
+# (an untrained value head hardly varies: its calibration may be left unfitted, games 0)
+assert all(0 <= p["v_eval"] <= 1 for p in t["pairs"].values())
+PY
+
 # Bad input: one line, exit 2, nothing written.
+expect_error "--eval-engine value (the network's value head at the kings) needs --network" \
+  "$bin" "${args[@]}" --score both --eval-engine value --out "$dir/x0"
 expect_error "--eval-engine nosuch" "$bin" "${args[@]}" --score both --eval-engine nosuch \
   --out "$dir/x1"
 expect_error "--shard measures a slice by games only" "$bin" "${args[@]}" --score both \
   --shard 1/2 --out "$dir/x2"
 expect_error "--plan and --round measure by games only" "$bin" "${args[@]}" --score eval \
   --plan 2 --out "$dir/x3"
-[ ! -e "$dir/x1" ] && [ ! -e "$dir/x2" ] && [ ! -e "$dir/x3" ] || fail "a refused run wrote"
+[ ! -e "$dir/x0" ] && [ ! -e "$dir/x1" ] && [ ! -e "$dir/x2" ] && [ ! -e "$dir/x3" ] ||
+  fail "a refused run wrote"
 echo "table_score: ok"
