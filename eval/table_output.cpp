@@ -144,6 +144,8 @@ std::string table_json(const TableReport& r) {
     summary["score"] = r.score;
     summary["band_precise"] = r.band_precise;
     summary["evaluations"] = r.evaluations;
+    if (r.score == "both")  // the evaluation's logit's weight in the fit beside the square effects
+      summary["eval_coefficient"] = r.fit.prior_coefficient;
     const EvalCalibration& c = r.calibration;
     summary["eval_calibration"] = {{"scale", c.scale},       {"scale_se", c.scale_se},
                                    {"bias", c.bias},         {"bias_se", c.bias_se},

@@ -382,8 +382,10 @@ int run_table(const TableRunOptions& a) {
     report.evaluations = scores.evaluations();
     report.calibration = scores.fit(results);
     const std::vector<PairEvalEstimate> est = scores.estimates(report.calibration);
-    if (scoring == "both") {  // the games' table, fitted around the evaluation
-      report.fit = builder.fit();
+    if (scoring == "both") {                  // the games' table, fitted around the evaluation
+      std::vector<double> prior(KING_PAIRS);  // as the rounds fitted, on the report's tallies
+      for (int p = 0; p < KING_PAIRS; ++p) prior[size_t(p)] = est[size_t(p)].v;
+      report.fit = fit_table(report.tallies, &prior);
       for (int p = 0; p < KING_PAIRS; ++p) report.fit.pairs[size_t(p)].v_eval = est[size_t(p)].v;
       report.band = band_of(report.fit.pairs, a.band);
       std::vector<int> measured;  // evaluation against games: the pairs with precise games
