@@ -288,7 +288,7 @@ int run_table(const TableRunOptions& a) {
   // (sample k has game k's seed, so game k places the same pieces: the calibration's data).
   EvalScores scores;
   for (const PairResult& r : evaluated) scores.add(r);
-  double eval_cpu = 0;
+  double eval_cpu = 0, eval_wall = 0;
   std::unique_ptr<PlacementGames> evaluator;
   // Evaluates pair p's samples [0, upto[p]) not evaluated yet; journals each.
   auto evaluate = [&](const std::vector<int>& upto, const std::string& what) {
@@ -316,12 +316,14 @@ int run_table(const TableRunOptions& a) {
                    (double(todo.size()) - done) * t / std::max(done, 1.0));
     }
     eval_cpu += cpu_seconds() - c0;
+    eval_wall += now_seconds() - t0;
   };
   if (value_eval) {  // one batched pass: the value head after each pair's kings
-    const double c0 = cpu_seconds();
+    const double c0 = cpu_seconds(), t0 = now_seconds();
     const std::vector<double> prior = source.value_prior(a.rules);
     for (int p = 0; p < KING_PAIRS; ++p) scores.add_pair_value(p, prior[size_t(p)]);
     eval_cpu += cpu_seconds() - c0;
+    eval_wall += now_seconds() - t0;
   } else if (by_eval) {
     evaluate(std::vector<int>(KING_PAIRS, a.eval_samples), "every pair");
   }
@@ -376,7 +378,7 @@ int run_table(const TableRunOptions& a) {
   }
   TableReport report = table_report(builder, a, settings);
   report.band_precise = builder.band_precise();
-  const double games_cpu = cpu_seconds() - c1;
+  const double games_cpu = cpu_seconds() - c1, games_wall = now_seconds() - t0;
   if (by_eval) {
     report.score = scoring;
     report.evaluations = scores.evaluations();
@@ -419,8 +421,11 @@ int run_table(const TableRunOptions& a) {
                    report.agreement.high, report.agreement.mean_signed,
                    report.agreement.noise_floor);
   }
-  std::fprintf(stderr, "eval table: CPU seconds: games %.1f, evaluation %.1f (this process)\n",
-               games_cpu, eval_cpu);
+  // (An external engine's own CPU is not this process's: the wall-clock seconds count it.)
+  std::fprintf(stderr,
+               "eval table: CPU seconds: games %.1f, evaluation %.1f (this process); wall-clock "
+               "seconds: games %.1f, evaluation %.1f\n",
+               games_cpu, eval_cpu, games_wall, eval_wall);
   write_outputs(out, report, results, a.compare);
   std::printf(
       "eval table: %ld games, %d rounds (uniform allocation to the same band precision: %ld "
