@@ -390,8 +390,6 @@ std::string comparison_section(const TableReport& r, const KingPairTable& earlie
   return o.str();
 }
 
-}  // namespace
-
 // Scoring by evaluation (eval table --score eval|both): what scored the pairs, the calibration
 // and, for both, how evaluation and games agree.
 std::string scoring_rows(const TableReport& r) {
@@ -411,6 +409,8 @@ std::string scoring_rows(const TableReport& r) {
         r.agreement.noise_floor);
   return o;
 }
+
+}  // namespace
 
 std::string table_html(const TableReport& r, const KingPairTable* earlier) {
   std::ostringstream o;
