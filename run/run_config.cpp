@@ -104,6 +104,10 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
       .choice("target", c.train_target, {"policy_gradient", "search"},
               "policy_gradient: the reward times log pi of the drop played; search: "
               "cross-entropy toward the search's improved policy (selfplay.placer = \"gumbel\")")
+      .boolean("reanalyse", c.reanalyse,
+               "search: each step remakes its samples' improved policy with the network being "
+               "trained, over the drops self-play's search evaluated (false: the stored one, made "
+               "by self-play's network, which the gate may hold generations behind)")
       .choice("reward", c.reward, {"result", "eval", "mix"},
               "Training signal: the game result, the move-41 evaluation, or a mix")
       .number("reward_mix", c.reward_mix, 0.0, 1.0, "Weight of the evaluation in \"mix\"")

@@ -79,6 +79,9 @@ TrainOptions train_options(const RunConfig& c) {
   o.threads = c.train_threads;
   o.precision = c.train_precision;
   o.target = c.train_target == "search" ? TrainTarget::Search : TrainTarget::PolicyGradient;
+  o.reanalyse = c.reanalyse;
+  o.c_visit = c.search_c_visit;
+  o.c_scale = c.search_c_scale;
   return o;
 }
 

@@ -8,14 +8,9 @@
 #include <vector>
 
 #include "selfplay/network_placer.h"
+#include "selfplay/search_target.h"
 
 namespace fuseki {
-
-float drop_value(const Position& parent, const Position& child, float child_value) {
-  if (parent.info().balance_kings && parent.ply() < 2)
-    return parent.ply() == 0 ? child_value : -std::fabs(child_value);
-  return child.side_to_move() == parent.side_to_move() ? child_value : -child_value;
-}
 
 namespace {
 
@@ -69,8 +64,7 @@ void GumbelPlacer::place(std::span<PlacementRequest> requests) {
   for (const Position& c : children) batch.push_back(&c);
   std::vector<net::Evaluation> child = counted_pass(network_, batch, count_);
 
-  const double scale = (options_.c_visit + 1) * options_.c_scale;  // every candidate: one visit
-  auto sigma = [scale](double q) { return scale * (q + 1) / 2; };
+  auto sigma = [this](double q) { return search_sigma(q, options_.c_visit, options_.c_scale); };
   for (size_t i = 0; i < requests.size(); ++i) {
     PlacementRequest& r = requests[i];
     const Search& s = searches[i];
@@ -89,17 +83,16 @@ void GumbelPlacer::place(std::span<PlacementRequest> requests) {
       }
     }
     // pi' = softmax(log pi + sigma(completed q)) over the legal drops.
-    std::vector<double> logits(s.legal.size());
-    for (size_t j = 0; j < s.legal.size(); ++j) logits[j] = s.logp[j] + sigma(q[j]);
-    double top = *std::max_element(logits.begin(), logits.end()), sum = 0;
-    for (double& l : logits) sum += (l = std::exp(l - top));
+    std::vector<double> logp(s.logp.begin(), s.logp.end()), improved(s.legal.size());
+    improved_policy(logp.data(), q.data(), q.size(), options_.c_visit, options_.c_scale,
+                    improved.data());
     PlacementDecision d;
     d.action = int16_t(s.legal[size_t(best)]);
     d.legal = int16_t(s.legal.size());
     d.prob = prior[i].policy[size_t(d.action)];
     d.value = parent_value;
     for (int j : s.chosen)
-      d.target.push_back({int16_t(s.legal[size_t(j)]), float(logits[size_t(j)] / sum)});
+      d.target.push_back({int16_t(s.legal[size_t(j)]), float(improved[size_t(j)])});
     r.move = net::policy_move(*r.position, d.action);
     r.decision = std::move(d);
   }

@@ -13,6 +13,7 @@
 
 #include "engine/placer.h"
 #include "net/evaluator.h"
+#include "selfplay/search_target.h"  // drop_value
 
 namespace fuseki {
 
@@ -35,11 +36,5 @@ class GumbelPlacer : public Placer {
   GumbelOptions options_;
   PassCount count_;
 };
-
-// The value of a drop for the player who decides it, from the value head's output at the child
-// (which is the child's side to move's). Balance's kings: the placer drops both, so the child of
-// the first is valued by the same player; after the second the chooser takes the side the value
-// favours, which leaves the placer -|v|.
-float drop_value(const Position& parent, const Position& child, float child_value);
 
 }  // namespace fuseki

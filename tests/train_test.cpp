@@ -2,6 +2,10 @@
 // score rises clearly over the untrained one's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 #include "net/evaluator.h"
 #include "rules/record.h"
 #include "selfplay/generator.h"
@@ -45,8 +49,11 @@ double sente_score(net::Evaluator& eval, uint64_t seed, int games) {
 // placed by the Gumbel placer and the policy trained toward its improved policy, twice the steps
 // (the search's own games are won within 5 iterations; distilling that into the policy is the
 // slower part). The score is the policy's own (sampled drops, no search).
+// frozen: self-play keeps the untrained network throughout (as behind a gate that accepts
+// nothing); the searching trainer then learns only through reanalysis.
 void policy_learns(const std::string& precision, bool search = false,
-                   const std::string& format = "native") {
+                   const std::string& format = "native", bool frozen = false,
+                   bool reanalyse = true) {
   TrainOptions o;
   o.batch_size = 256;
   o.learning_rate = 3e-3;
@@ -54,6 +61,7 @@ void policy_learns(const std::string& precision, bool search = false,
   o.threads = 1;
   o.precision = precision;
   o.target = search ? TrainTarget::Search : TrainTarget::PolicyGradient;
+  o.reanalyse = reanalyse;
   // The site's format has no all-ones plane: two blocks give its trunk the receptive field to
   // tell the files apart from the board's edge.
   Trainer trainer(net::with_format({16, format == "site" ? 2 : 1}, format), o, 7);
@@ -62,7 +70,7 @@ void policy_learns(const std::string& precision, bool search = false,
 
   TrainingWindow window(RewardMode::Result, 0.5, search);
   for (int iteration = 0; iteration < 12; ++iteration) {
-    eval.set_weights(trainer.network());
+    if (!frozen) eval.set_weights(trainer.network());
     SelfPlayOptions so = options(uint64_t(iteration + 1));
     if (search) so.search = GumbelOptions{8, 50, 1};
     SelfPlayGenerator gen(eval, so);
@@ -72,9 +80,11 @@ void policy_learns(const std::string& precision, bool search = false,
   eval.set_weights(trainer.network());
   double after = sente_score(eval, 1000, 256);
   std::printf(
-      "[ learn    ] %s, %s, %s format: Sente score with the rook rule: untrained %.3f, trained "
-      "%.3f\n",
-      precision.c_str(), search ? "search" : "policy gradient", format.c_str(), before, after);
+      "[ learn    ] %s, %s%s%s, %s format: Sente score with the rook rule: untrained %.3f, "
+      "trained %.3f\n",
+      precision.c_str(), search ? "search" : "policy gradient",
+      search && reanalyse ? ", reanalysed" : "", frozen ? ", self-play frozen" : "", format.c_str(),
+      before, after);
   EXPECT_LT(before, 0.5);
   EXPECT_GT(after, before + 0.25);
 }
@@ -86,6 +96,43 @@ TEST(Training, PolicyLearnsInBfloat16) { policy_learns("bf16"); }
 
 // The searching trainer (Gumbel self-play, cross-entropy toward the improved policy) learns it.
 TEST(Training, SearchLearnsAPlacementThatWins) { policy_learns("fp32", true); }
+
+// Self-play held on the untrained network (its value head knows nothing, so the targets it
+// stores carry nothing to learn): reanalysis remakes them with the trained network's values.
+TEST(Training, ReanalysisLearnsWhileSelfPlayStaysOnTheUntrainedNetwork) {
+  policy_learns("fp32", true, "native", true);
+}
+
+// With the trainer's network the same as self-play's, reanalysis remakes the targets self-play
+// stored: the same improved policy and the same mass left to the drops not evaluated.
+TEST(Training, ReanalysisRemakesTheStoredTargetsWithTheSameNetwork) {
+  TrainOptions o;
+  o.target = TrainTarget::Search;
+  o.threads = 1;
+  Trainer trainer({16, 1}, o, 5);
+  net::Evaluator eval(trainer.network(), {"cpu", 1});
+  TrainingWindow window(RewardMode::Result, 0.5, true);
+  SelfPlayOptions so = options(9);
+  so.search = GumbelOptions{8, 50, 1};
+  SelfPlayGenerator gen(eval, so);
+  gen.play(0, 16, [&](PlayedGame&& g) { window.add(g.row, g.decisions); });
+  Rng rng(3);
+  TrainBatch b = window.sample(256, rng, false, true);
+  ASSERT_EQ(b.positions.size(), 256u);
+  ASSERT_EQ(b.children.size(), int(b.child_sample.size()));
+  TrainBatch stored = b;
+  trainer.reanalyse(b);
+  double worst = 0;
+  for (size_t i = 0; i < b.targets.size(); ++i)
+    worst = std::max(worst, double(std::fabs(b.targets[i] - stored.targets[i])));
+  for (size_t i = 0; i < b.rest.size(); ++i)
+    worst = std::max(worst, double(std::fabs(b.rest[i] - stored.rest[i])));
+  std::printf("[ reanalyse] largest difference from the stored targets: %.2e\n", worst);
+  EXPECT_LT(worst, 1e-3);
+  // A batch without its children is refused.
+  TrainBatch plain = window.sample(4, rng);
+  EXPECT_THROW(trainer.reanalyse(plain), std::runtime_error);
+}
 
 // A network in the site's format (its features and 648 labels) learns the same rule.
 TEST(Training, SiteFormatLearnsAPlacementThatWins) { policy_learns("fp32", false, "site"); }

@@ -9,6 +9,7 @@
 #include "net/evaluator.h"
 #include "net/network.h"
 #include "net/onnx_init.h"
+#include "selfplay/search_target.h"
 
 namespace fuseki {
 
@@ -70,6 +71,69 @@ struct Trainer::Impl {
   std::string init_note;
 };
 
+namespace {
+
+// Reanalysis: the batch's search targets made anew with the trained network, as the Gumbel
+// placer makes them (selfplay/search_target.h), over the drops self-play's search evaluated.
+// One forward pass without gradient in evaluation mode (batch norms on their running
+// statistics, which it leaves alone) over the samples and their children.
+void reanalyse_targets(net::PolicyValueNet& network, torch::Device device,
+                       const TrainOptions& options, TrainBatch& b) {
+  const int n = b.inputs.size(), nc = b.children.size();
+  torch::Tensor logp, value, child_value;
+  {
+    torch::NoGradGuard no_grad;
+    network->eval();
+    auto [logits, v] = network->forward(net::planes_tensor(b.inputs, device));
+    logp = net::masked_log_softmax(logits, net::mask_tensor(b.inputs, device))
+               .to(torch::kCPU, torch::kFloat64)
+               .contiguous();
+    value = v.reshape({n}).to(torch::kCPU, torch::kFloat64).contiguous();
+    child_value = nc == 0 ? torch::zeros({0}, torch::kFloat64)
+                          : std::get<1>(network->forward(net::planes_tensor(b.children, device)))
+                                .reshape({nc})
+                                .to(torch::kCPU, torch::kFloat64)
+                                .contiguous();
+    network->train();
+  }
+  const double* lp = logp.data_ptr<double>();
+  const double* v = value.data_ptr<double>();
+  const double* cv = child_value.data_ptr<double>();
+  std::vector<double> q(net::kPolicySize), prior, completed, improved;
+  std::vector<int> legal;
+  size_t c = 0;
+  for (int i = 0; i < n; ++i) {
+    const size_t row = size_t(i) * net::kPolicySize;
+    std::fill(q.begin(), q.end(), v[i]);  // completed q: the position's value where unvisited
+    for (; c < size_t(nc) && b.child_sample[c] == uint32_t(i); ++c)
+      q[size_t(b.child_action[c])] =
+          drop_value(b.positions[size_t(i)], b.child_positions[c], float(cv[c]));
+    legal.clear();
+    prior.clear();
+    completed.clear();
+    for (int a = 0; a < net::kPolicySize; ++a)
+      if (b.inputs.masks[row + size_t(a)]) {
+        legal.push_back(a);
+        prior.push_back(lp[row + size_t(a)]);
+        completed.push_back(q[size_t(a)]);
+      }
+    improved.resize(legal.size());
+    improved_policy(prior.data(), completed.data(), legal.size(), options.c_visit, options.c_scale,
+                    improved.data());
+    double rest = 0;
+    for (size_t j = 0; j < legal.size(); ++j) {
+      const size_t e = row + size_t(legal[j]);
+      if (b.visited[e])
+        b.targets[e] = float(improved[j]);
+      else
+        rest += improved[j];
+    }
+    b.rest[size_t(i)] = float(rest);
+  }
+}
+
+}  // namespace
+
 Trainer::Trainer(const net::NetConfig& config, const TrainOptions& options, uint64_t seed,
                  const std::string& checkpoint)
     : impl_(std::make_unique<Impl>()) {
@@ -115,8 +179,13 @@ Trainer::~Trainer() = default;
 
 StepMetrics Trainer::step(const TrainingWindow& window) {
   Impl& m = *impl_;
-  TrainBatch b = window.sample(m.options.batch_size, m.rng, m.config.site());
+  const bool search = m.options.target == TrainTarget::Search;
+  const bool reanalyse = search && m.options.reanalyse;
+  TrainBatch b = window.sample(m.options.batch_size, m.rng, m.config.site(), reanalyse);
   int n = b.inputs.size();
+  if (search && b.targets.size() != size_t(n) * net::kPolicySize)
+    throw std::runtime_error("train.target = search: the training window has no search targets");
+  if (reanalyse) reanalyse_targets(m.net, m.device, m.options, b);
   torch::Tensor x = net::planes_tensor(b.inputs, m.device);
   torch::Tensor mask = net::mask_tensor(b.inputs, m.device);
   torch::Tensor actions =
@@ -135,11 +204,8 @@ StepMetrics Trainer::step(const TrainingWindow& window) {
   // Illegal entries hold -inf: zero them before a product, or 0 * -inf poisons the gradient.
   // (The policy gradient's tensors are made in the order they always were: autograd sums
   // gradients in creation order, and another order changes the trained weights' last bits.)
-  const bool search = m.options.target == TrainTarget::Search;
   torch::Tensor policy_loss;
   if (search) {
-    if (b.targets.size() != size_t(n) * net::kPolicySize)
-      throw std::runtime_error("train.target = search: the training window has no search targets");
     torch::Tensor target =
         torch::from_blob(b.targets.data(), {n, net::kPolicySize}, torch::kFloat32).clone();
     torch::Tensor visited =
@@ -192,6 +258,12 @@ void Trainer::save(const std::string& path, uint64_t generation) const {
   state.rng_state.resize(4);
   m.rng.save(state.rng_state.data());
   net::save_checkpoint(path, *m.net, m.optimizer.get(), state);
+}
+
+void Trainer::reanalyse(TrainBatch& batch) {
+  if (batch.positions.size() != size_t(batch.inputs.size()))
+    throw std::runtime_error("reanalysis needs a batch sampled with its children");
+  reanalyse_targets(impl_->net, impl_->device, impl_->options, batch);
 }
 
 uint64_t Trainer::steps() const { return impl_->step; }

@@ -8,6 +8,8 @@
 // pi' gives U's drops the same completed value, so within U it follows the search's prior; the
 // loss takes U as one class, the cross-entropy of pi' on the partition {a..., U}, rather than
 // storing the prior of every drop. No entropy bonus: the target already spreads the policy.
+// With reanalyse, pi' is made anew at each step from the trained network's own prior and values
+// (one forward pass without gradient over the samples and their evaluated drops' positions).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,13 @@ struct TrainOptions {
   // fp32, or bf16: the forward pass under autocast to bfloat16 (weights, optimizer state and
   // losses stay float32; no loss scaling is needed, so fp16 is not offered).
   std::string precision = "fp32";
+  // Search: recompute each sample's improved policy with the network being trained (its prior,
+  // its value of the position and of each drop the self-play search evaluated) rather than
+  // train toward the one self-play stored (MuZero's Reanalyse). Self-play's network is the
+  // gate's best, which can lag the trained one by many generations; its targets then hold the
+  // training back to what that network's value head knew. c_visit, c_scale: the search's.
+  bool reanalyse = true;
+  double c_visit = 50, c_scale = 1;
 };
 
 struct StepMetrics {
@@ -58,6 +67,9 @@ class Trainer {
   ~Trainer();
 
   StepMetrics step(const TrainingWindow& window);
+  // Remakes a batch's search targets with this trainer's network, as step() does first with
+  // options.reanalyse; the batch must be sampled with its children (TrainingWindow::sample).
+  void reanalyse(TrainBatch& batch);
   // Writes a checkpoint atomically (network, optimizer, counters, RNG state).
   void save(const std::string& path, uint64_t generation) const;
   uint64_t steps() const;

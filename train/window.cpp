@@ -104,13 +104,15 @@ Position TrainingWindow::position(const WindowDecision& d) const {
   return pos;
 }
 
-TrainBatch TrainingWindow::sample(int batch_size, Rng& rng, bool site) const {
+TrainBatch TrainingWindow::sample(int batch_size, Rng& rng, bool site, bool children) const {
   TrainBatch b;
   b.inputs.site = site;
   b.inputs.reserve(batch_size);
+  b.children.site = site;
   for (int i = 0; i < batch_size; ++i) {
     const WindowDecision& d = decisions_[rng.below(uint32_t(decisions_.size()))];
-    b.inputs.add(position(d));
+    Position pos = position(d);
+    b.inputs.add(pos);
     b.actions.push_back(d.action);
     b.rewards.push_back(d.reward);
     if (!targets_) continue;
@@ -123,7 +125,15 @@ TrainBatch TrainingWindow::sample(int batch_size, Rng& rng, bool site) const {
       b.targets[row + size_t(t.action)] = t.prob;
       b.visited[row + size_t(t.action)] = 1;
       sum += t.prob;
+      if (!children) continue;
+      Position child = pos;
+      child.do_move(net::policy_move(pos, t.action));
+      b.children.add(child);
+      b.child_positions.push_back(std::move(child));
+      b.child_sample.push_back(uint32_t(i));
+      b.child_action.push_back(t.action);
     }
+    if (children) b.positions.push_back(std::move(pos));
     bool all = d.target_count >= b.inputs.legal_counts.back();
     b.rest.push_back(all ? 0.0f : float(std::max(0.0, 1.0 - sum)));
   }

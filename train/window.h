@@ -41,6 +41,14 @@ struct TrainBatch {
   std::vector<float> targets;
   std::vector<uint8_t> visited;
   std::vector<float> rest;
+  // For reanalysis (sample with `children`): each sample's position, and the positions after the
+  // drops its search evaluated, encoded for one forward pass; child c is sample child_sample[c]'s
+  // drop child_action[c].
+  std::vector<Position> positions;
+  std::vector<Position> child_positions;
+  net::EncodedBatch children;
+  std::vector<uint32_t> child_sample;
+  std::vector<int16_t> child_action;
 };
 
 class TrainingWindow {
@@ -60,7 +68,9 @@ class TrainingWindow {
   size_t games() const { return games_.size(); }
   // Uniform sample with replacement.
   // site: the positions encoded with the site's features (a site-format network).
-  TrainBatch sample(int batch_size, Rng& rng, bool site = false) const;
+  // children (a window with search targets): also the positions after each evaluated drop, for
+  // the trainer to recompute the targets with its own network (TrainOptions::reanalyse).
+  TrainBatch sample(int batch_size, Rng& rng, bool site = false, bool children = false) const;
   // The decision's position (the game replayed to its ply).
   Position position(const WindowDecision& d) const;
   const std::vector<WindowDecision>& all() const { return decisions_; }

@@ -1,0 +1,26 @@
+// The Gumbel search's arithmetic shared by the placer (selfplay/gumbel_placer.h) and the
+// trainer's reanalysis (train/trainer.h): a drop's value from the value head's output at its
+// child, and the improved policy pi' = softmax(log pi + sigma(completed q)). No LibTorch.
+#pragma once
+
+#include <cstddef>
+
+#include "rules/position.h"
+
+namespace fuseki {
+
+// The value of a drop for the player who decides it, from the value head's output at the child
+// (which is the child's side to move's). Balance's kings: the placer drops both, so the child of
+// the first is valued by the same player; after the second the chooser takes the side the value
+// favours, which leaves the placer -|v|.
+float drop_value(const Position& parent, const Position& child, float child_value);
+
+// sigma(q) = (c_visit + 1) * c_scale * (q + 1) / 2: every candidate has one visit.
+double search_sigma(double q, double c_visit, double c_scale);
+
+// pi'(a) = softmax(logp(a) + sigma(q(a))) over n legal drops, written to `out` (n entries).
+// q holds the evaluated drops' values and the parent's value for the others ("completed q").
+void improved_policy(const double* logp, const double* q, size_t n, double c_visit, double c_scale,
+                     double* out);
+
+}  // namespace fuseki
