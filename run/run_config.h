@@ -66,7 +66,7 @@ struct RunConfig {
   int train_threads = 0;
   int log_every = 10;
   std::string train_target = "policy_gradient";  // policy_gradient | search
-  bool reanalyse = true;                         // search: targets from the trained network
+  bool reanalyse = false;                        // search: targets from the trained network
   std::string reward = "result";                 // result | eval | mix
   double reward_mix = 0.5;
   std::string train_precision = "fp32";  // fp32 | bf16 (autocast)

@@ -382,6 +382,9 @@ nlohmann::json run_training(const RunConfig& c, const RunPaths& paths, int g) {
   TrainOptions o = train_options(c);
   fs::path start = fs::exists(paths.partial(g + 1)) ? paths.partial(g + 1) : paths.checkpoint(g);
   Trainer trainer(net_config(c), o, c.seed, start.string());
+  // Reanalysis takes its prior from the network that played generation g (the gate's best).
+  if (o.target == TrainTarget::Search && o.reanalyse && fs::exists(paths.publication(g)))
+    trainer.set_behaviour(checked_publication(paths, g).file);
   uint64_t first_step = uint64_t(g) * uint64_t(c.steps);
   uint64_t target = first_step + uint64_t(c.steps);
   std::vector<std::string> shards;

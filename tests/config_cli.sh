@@ -65,4 +65,13 @@ expect_error "train.target: 'search' trains toward a search's improved policy: i
 [ ! -e "$dir/search" ] || fail "pipeline made $dir/search for a refused config"
 expect_error "selfplay.placer" "$bin" pipeline --selfplay.placer mcts
 expect_error "--selfplay.search-k: value 0 out of range" "$bin" pipeline --selfplay.search-k 0
+# The searching trainer with reanalysis, behind a gate: two generations run through (the second
+# reanalyses with the prior of the network the gate kept for its self-play).
+"$bin" pipeline --run.dir "$dir/reanalyse" --run.generations 2 --network.channels 8 \
+  --network.blocks 1 --selfplay.games 64 --selfplay.shard-games 64 --selfplay.placer gumbel \
+  --selfplay.search-k 4 --selfplay.playout builtin:nodes=20 --train.target search \
+  --train.reanalyse true --train.steps 4 --train.batch-size 32 --gating.games 16 \
+  >"$dir/reanalyse.log" 2>&1 || { cat "$dir/reanalyse.log"; fail "pipeline with reanalysis"; }
+[ "$(wc -l <"$dir/reanalyse/generations.jsonl")" = 2 ] || fail "reanalysis: not 2 generations"
+[ -e "$dir/reanalyse/models/gen-0002.ckpt" ] || fail "reanalysis: no gen-0002 checkpoint"
 echo "config_cli: OK"

@@ -69,22 +69,26 @@ struct Trainer::Impl {
   uint64_t step = 0, generation = 0;
   Rng rng{0};
   std::string init_note;
+  net::PolicyValueNet behaviour{nullptr};  // reanalysis: the prior's network, when given
 };
 
 namespace {
 
-// Reanalysis: the batch's search targets made anew with the trained network, as the Gumbel
-// placer makes them (selfplay/search_target.h), over the drops self-play's search evaluated.
+// Reanalysis: the batch's search targets made anew with the trained network's values, as the
+// Gumbel placer makes them (selfplay/search_target.h), over the drops self-play's search
+// evaluated; the prior is the behaviour network's when one is given, else the trained one's.
 // One forward pass without gradient in evaluation mode (batch norms on their running
 // statistics, which it leaves alone) over the samples and their children.
-void reanalyse_targets(net::PolicyValueNet& network, torch::Device device,
-                       const TrainOptions& options, TrainBatch& b) {
+void reanalyse_targets(net::PolicyValueNet& network, net::PolicyValueNet& behaviour,
+                       torch::Device device, const TrainOptions& options, TrainBatch& b) {
   const int n = b.inputs.size(), nc = b.children.size();
   torch::Tensor logp, value, child_value;
   {
     torch::NoGradGuard no_grad;
     network->eval();
-    auto [logits, v] = network->forward(net::planes_tensor(b.inputs, device));
+    torch::Tensor x = net::planes_tensor(b.inputs, device);
+    auto [logits, v] = network->forward(x);
+    if (behaviour) logits = std::get<0>(behaviour->forward(x));
     logp = net::masked_log_softmax(logits, net::mask_tensor(b.inputs, device))
                .to(torch::kCPU, torch::kFloat64)
                .contiguous();
@@ -185,7 +189,7 @@ StepMetrics Trainer::step(const TrainingWindow& window) {
   int n = b.inputs.size();
   if (search && b.targets.size() != size_t(n) * net::kPolicySize)
     throw std::runtime_error("train.target = search: the training window has no search targets");
-  if (reanalyse) reanalyse_targets(m.net, m.device, m.options, b);
+  if (reanalyse) reanalyse_targets(m.net, m.behaviour, m.device, m.options, b);
   torch::Tensor x = net::planes_tensor(b.inputs, m.device);
   torch::Tensor mask = net::mask_tensor(b.inputs, m.device);
   torch::Tensor actions =
@@ -263,7 +267,21 @@ void Trainer::save(const std::string& path, uint64_t generation) const {
 void Trainer::reanalyse(TrainBatch& batch) {
   if (batch.positions.size() != size_t(batch.inputs.size()))
     throw std::runtime_error("reanalysis needs a batch sampled with its children");
-  reanalyse_targets(impl_->net, impl_->device, impl_->options, batch);
+  reanalyse_targets(impl_->net, impl_->behaviour, impl_->device, impl_->options, batch);
+}
+
+void Trainer::set_behaviour(const std::string& checkpoint) {
+  Impl& m = *impl_;
+  if (checkpoint.empty()) {
+    m.behaviour = nullptr;
+    return;
+  }
+  net::Checkpoint c = net::load_checkpoint(checkpoint, m.device);
+  if (!(c.config == m.config))
+    throw std::runtime_error(checkpoint + ": the behaviour network is " + net::describe(c.config) +
+                             ", the trained one " + net::describe(m.config));
+  m.behaviour = c.net;
+  m.behaviour->eval();
 }
 
 uint64_t Trainer::steps() const { return impl_->step; }

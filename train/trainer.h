@@ -45,7 +45,7 @@ struct TrainOptions {
   // train toward the one self-play stored (MuZero's Reanalyse). Self-play's network is the
   // gate's best, which can lag the trained one by many generations; its targets then hold the
   // training back to what that network's value head knew. c_visit, c_scale: the search's.
-  bool reanalyse = true;
+  bool reanalyse = false;
   double c_visit = 50, c_scale = 1;
 };
 
@@ -70,6 +70,13 @@ class Trainer {
   // Remakes a batch's search targets with this trainer's network, as step() does first with
   // options.reanalyse; the batch must be sampled with its children (TrainingWindow::sample).
   void reanalyse(TrainBatch& batch);
+  // Reanalysis takes its prior from this network (self-play's, the one that played the window's
+  // newest games) rather than the trained one; "" goes back to the trained one. Remade with the
+  // trained network's own prior, pi' = softmax(log pi + sigma(q)) is sharper than pi at every
+  // step, and steps over the same positions compound into the argmax of the value head (seen
+  // behind the gate: the policy's entropy fell and every candidate after the first few lost to
+  // the best); with the behaviour's prior the target holds still while the values improve.
+  void set_behaviour(const std::string& checkpoint);
   // Writes a checkpoint atomically (network, optimizer, counters, RNG state).
   void save(const std::string& path, uint64_t generation) const;
   uint64_t steps() const;
