@@ -17,7 +17,7 @@ namespace {
 // A game's search state between the two passes.
 struct Search {
   std::vector<int> legal;     // policy indices of the legal drops
-  std::vector<float> logp;    // log prior, per legal drop
+  std::vector<double> logp;   // log prior, per legal drop (a float's logarithm)
   std::vector<double> noise;  // Gumbel(0, 1), per legal drop
   std::vector<int> chosen;    // positions in `legal` of the candidates
   size_t first_child = 0;     // the candidates' children in the child batch
@@ -43,7 +43,7 @@ void GumbelPlacer::place(std::span<PlacementRequest> requests) {
     for (int a = 0; a < net::kPolicySize; ++a) {
       if (!mask[a]) continue;
       s.legal.push_back(a);
-      s.logp.push_back(std::log(std::max(prior[i].policy[size_t(a)], 1e-30f)));
+      s.logp.push_back(double(std::log(std::max(prior[i].policy[size_t(a)], 1e-30f))));
       double u = std::max(r.rng->uniform(), 1e-300);
       s.noise.push_back(-std::log(-std::log(u)));
     }
@@ -83,8 +83,8 @@ void GumbelPlacer::place(std::span<PlacementRequest> requests) {
       }
     }
     // pi' = softmax(log pi + sigma(completed q)) over the legal drops.
-    std::vector<double> logp(s.logp.begin(), s.logp.end()), improved(s.legal.size());
-    improved_policy(logp.data(), q.data(), q.size(), options_.c_visit, options_.c_scale,
+    std::vector<double> improved(s.legal.size());
+    improved_policy(s.logp.data(), q.data(), q.size(), options_.c_visit, options_.c_scale,
                     improved.data());
     PlacementDecision d;
     d.action = int16_t(s.legal[size_t(best)]);

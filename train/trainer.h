@@ -8,8 +8,9 @@
 // pi' gives U's drops the same completed value, so within U it follows the search's prior; the
 // loss takes U as one class, the cross-entropy of pi' on the partition {a..., U}, rather than
 // storing the prior of every drop. No entropy bonus: the target already spreads the policy.
-// With reanalyse, pi' is made anew at each step from the trained network's own prior and values
-// (one forward pass without gradient over the samples and their evaluated drops' positions).
+// With reanalyse, pi' is made anew at each step from the trained network's values and the prior
+// of the network that played the games (set_behaviour; else the trained one's): forward passes
+// without gradient over the samples and their evaluated drops' positions.
 #pragma once
 
 #include <cstdint>
@@ -40,11 +41,12 @@ struct TrainOptions {
   // fp32, or bf16: the forward pass under autocast to bfloat16 (weights, optimizer state and
   // losses stay float32; no loss scaling is needed, so fp16 is not offered).
   std::string precision = "fp32";
-  // Search: recompute each sample's improved policy with the network being trained (its prior,
-  // its value of the position and of each drop the self-play search evaluated) rather than
-  // train toward the one self-play stored (MuZero's Reanalyse). Self-play's network is the
-  // gate's best, which can lag the trained one by many generations; its targets then hold the
-  // training back to what that network's value head knew. c_visit, c_scale: the search's.
+  // Search: recompute each sample's improved policy with the values of the network being
+  // trained (of the position and of each drop the self-play search evaluated) rather than
+  // train toward the one self-play stored (MuZero's Reanalyse); the prior: set_behaviour.
+  // Self-play's network is the gate's best, which can lag the trained one by many generations; its
+  // targets then hold the training back to what that network's value head knew. c_visit, c_scale:
+  // the search's.
   bool reanalyse = false;
   double c_visit = 50, c_scale = 1;
 };
