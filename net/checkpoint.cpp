@@ -230,14 +230,20 @@ uint64_t fnv1a64(const void* data, size_t size, uint64_t hash) {
 }
 
 std::string architecture_record(const NetConfig& c) {
-  return nlohmann::json{{"kind", c.kind},
-                        {"channels", c.channels},
-                        {"blocks", c.blocks},
-                        {"input_format", c.input_format},
-                        {"input_planes", c.site() ? kSiteInputPlanes : kInputPlanes},
-                        {"policy", c.policy},
-                        {"policy_size", c.site() ? kSitePolicySize : kPolicySize}}
-      .dump();
+  nlohmann::json a{{"kind", c.kind},
+                   {"channels", c.channels},
+                   {"blocks", c.blocks},
+                   {"input_format", c.input_format},
+                   {"input_planes", c.site() ? kSiteInputPlanes : kInputPlanes},
+                   {"policy", c.policy},
+                   {"policy_size", c.site() ? kSitePolicySize : kPolicySize}};
+  // Only a head other than the default is named: the default's record (and so every earlier
+  // checkpoint's content hash) stays as it was.
+  if (!c.default_value_head()) {
+    a["value_channels"] = c.value_channels;
+    a["value_hidden"] = c.value_hidden;
+  }
+  return a.dump();
 }
 
 void save_checkpoint(const std::string& path, const PolicyValueNetImpl& net,
@@ -325,6 +331,12 @@ Checkpoint load_checkpoint(const std::string& path, torch::Device device) {
                        "' only");
       c.config.input_format = field("input_format");
       c.config.policy = field("policy");
+      c.config.value_channels = a.value("value_channels", 1);
+      c.config.value_hidden = a.value("value_hidden", 0);
+      if (c.config.value_channels < 1 || c.config.value_channels > kMaxValueChannels ||
+          c.config.value_hidden < 0 || c.config.value_hidden > kMaxChannels)
+        fail(path, "implausible value head (" + std::to_string(c.config.value_channels) +
+                       " channels, " + std::to_string(c.config.value_hidden) + " hidden units)");
       if (!valid(c.config))
         fail(path, "a network of input_format '" + field("input_format") + "' and policy '" +
                        field("policy") + "'; this build runs '" + kInputFormat + "' with '" +

@@ -33,7 +33,9 @@ PolicyValueNetImpl::PolicyValueNetImpl(const NetConfig& config) : config_(config
   if (!valid(config))
     throw std::invalid_argument("network: unsupported architecture " + describe(config) +
                                 " (channels 1.." + std::to_string(kMaxChannels) + ", blocks 0.." +
-                                std::to_string(kMaxBlocks) + ")");
+                                std::to_string(kMaxBlocks) + ", value_channels 1.." +
+                                std::to_string(kMaxValueChannels) + ", value_hidden 0.." +
+                                std::to_string(kMaxChannels) + ")");
   reset();
 }
 
@@ -45,10 +47,11 @@ void PolicyValueNetImpl::reset() {
   blocks = register_module("blocks", torch::nn::ModuleList());
   for (int i = 0; i < config_.blocks; ++i) blocks->push_back(ResidualBlock(c));
   policy_conv = register_module("policy_conv", conv(c, kKinds, 1, true));
-  value_conv = register_module("value_conv", conv(c, 1, 1, false));
-  value_bn = register_module("value_bn", torch::nn::BatchNorm2d(1));
-  value_fc1 = register_module("value_fc1", torch::nn::Linear(kPlaneSize, c));
-  value_fc2 = register_module("value_fc2", torch::nn::Linear(c, 1));
+  const int vc = config_.value_channels, vh = config_.value_width();
+  value_conv = register_module("value_conv", conv(c, vc, 1, false));
+  value_bn = register_module("value_bn", torch::nn::BatchNorm2d(vc));
+  value_fc1 = register_module("value_fc1", torch::nn::Linear(kPlaneSize * vc, vh));
+  value_fc2 = register_module("value_fc2", torch::nn::Linear(vh, 1));
 }
 
 std::tuple<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(const torch::Tensor& x) {

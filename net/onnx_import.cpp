@@ -943,6 +943,8 @@ std::unique_ptr<OnnxNet::Impl> build(const std::string& bytes, const std::string
       if (a.is_object() && a.value("channels", 0) > 0) {
         config.channels = a.value("channels", 1);
         config.blocks = a.value("blocks", 0);
+        config.value_channels = std::clamp(a.value("value_channels", 1), 1, kMaxValueChannels);
+        config.value_hidden = std::clamp(a.value("value_hidden", 0), 0, kMaxChannels);
         recorded = true;
       }
     }

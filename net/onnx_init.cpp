@@ -72,7 +72,7 @@ OnnxInit network_from_onnx(const std::string& path, uint64_t seed) {
       trunk.push_back(l);
     else if (l.weight.size(2) == 1 && l.weight.size(0) == kKinds && !policy)
       policy = &l;
-    else if (l.weight.size(2) == 1 && l.weight.size(0) == 1 && !value_conv)
+    else if (l.weight.size(2) == 1 && policy && !value_conv)  // the policy's comes first
       value_conv = &l;
     else
       fail(l.node + ": a weight " + shape(l.weight) +
@@ -92,11 +92,22 @@ OnnxInit network_from_onnx(const std::string& path, uint64_t seed) {
   const bool has_value = value_conv != nullptr;
   if (has_value != file->has_value() || (has_value && dense.size() != 2) ||
       (!has_value && !dense.empty()))
-    fail("its value head is not a 1x1 convolution to 1 channel and two dense layers");
+    fail("its value head is not a 1x1 convolution and two dense layers");
 
   NetConfig config = file->config();
   config.channels = int(channels);
   config.blocks = blocks;
+  config.value_channels = 1;
+  config.value_hidden = 0;
+  if (has_value) {  // the head's sizes, as the file has them
+    const int64_t vc = value_conv->weight.size(0), vh = dense[0]->weight.size(0);
+    if (vc > kMaxValueChannels || vh > kMaxChannels)
+      fail("a value head of " + std::to_string(vc) + " channels and " + std::to_string(vh) +
+           " hidden units (at most " + std::to_string(kMaxValueChannels) + " and " +
+           std::to_string(kMaxChannels) + ")");
+    config.value_channels = int(vc);
+    if (vc != 1 || vh != channels) config.value_hidden = int(vh);
+  }
   auto check = [&](const OnnxNet::Layer& l, std::vector<int64_t> want) {
     if (l.weight.sizes() != torch::IntArrayRef(want))
       fail(l.node + ": weight " + shape(l.weight) + ", expected " + c10::str(want) + " for " +
@@ -105,9 +116,10 @@ OnnxInit network_from_onnx(const std::string& path, uint64_t seed) {
   for (const OnnxNet::Layer& l : trunk) check(l, {channels, channels, 3, 3});
   check(*policy, {kKinds, channels, 1, 1});
   if (has_value) {
-    check(*value_conv, {1, channels, 1, 1});
-    check(*dense[0], {channels, kPlaneSize});
-    check(*dense[1], {1, channels});
+    const int64_t vc = config.value_channels, vh = config.value_width();
+    check(*value_conv, {vc, channels, 1, 1});
+    check(*dense[0], {vh, kPlaneSize * vc});
+    check(*dense[1], {1, vh});
   }
 
   // The stem's convolutions, summed into one 3x3 over all the input planes.

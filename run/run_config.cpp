@@ -40,6 +40,10 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
   s.back()
       .integer("channels", c.channels, 1, net::kMaxChannels, "Width of the residual trunk")
       .integer("blocks", c.blocks, 0, net::kMaxBlocks, "Residual blocks")
+      .integer("value_channels", c.value_channels, 1, net::kMaxValueChannels,
+               "Planes of the value head's 1x1 convolution (1: AlphaZero's head)")
+      .integer("value_hidden", c.value_hidden, 0, net::kMaxChannels,
+               "Hidden units of the value head's dense layer (0: as many as channels)")
       .choice("format", c.format, {"native", "site"},
               "Inputs and labels: native (36 planes, 288 drops) or site (the fusekishogi.com "
               "front end's 62 + 59 planes and 648 labels, docs/network.md)")

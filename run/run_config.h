@@ -28,6 +28,8 @@ struct RunConfig {
   // [network]
   int channels = net::NetConfig().channels;
   int blocks = net::NetConfig().blocks;
+  int value_channels = net::NetConfig().value_channels;
+  int value_hidden = net::NetConfig().value_hidden;
   std::string format = "native";  // native | site (net/net_config.h: with_format)
   std::string init_from;          // a checkpoint to start from (e.g. trained under balance-v1)
   // [selfplay]
@@ -88,9 +90,12 @@ struct RunConfig {
 // [strength], with flags named --section.key. The sections refer to `c`.
 std::vector<OptionSection> run_config_sections(RunConfig& c);
 
-// The network generation 0 is built with ([network] channels, blocks, format).
+// The network generation 0 is built with ([network] channels, blocks, value head, format).
 inline net::NetConfig net_config(const RunConfig& c) {
-  return net::with_format(net::NetConfig{c.channels, c.blocks}, c.format);
+  net::NetConfig n{c.channels, c.blocks};
+  n.value_channels = c.value_channels;
+  n.value_hidden = c.value_hidden;
+  return net::with_format(n, c.format);
 }
 
 // Reads `path` (empty: defaults only), then applies `overrides` ("section.key=value").

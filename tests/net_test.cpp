@@ -694,6 +694,51 @@ TEST(Checkpoint, TheArchitectureRecordIsCheckedOnLoad) {
   std::filesystem::remove(path);
 }
 
+// [network] value_channels and value_hidden: the head's sizes are recorded, come back, and run
+// folded as the module does; the default head's record names neither (earlier checkpoints'
+// content hashes stay valid).
+TEST(Checkpoint, AWiderValueHeadIsRecordedAndComesBack) {
+  torch::manual_seed(12);
+  NetConfig config{8, 1};
+  EXPECT_TRUE(config.default_value_head());
+  EXPECT_FALSE(contains(architecture_record(config), "value"));
+  config.value_channels = 4;
+  config.value_hidden = 24;
+  EXPECT_EQ(describe(config), "8 channels x 1 blocks, value head 4 x 24");
+  PolicyValueNet net(config);
+  EXPECT_EQ(net->value_conv->weight.sizes(), torch::IntArrayRef({4, 8, 1, 1}));
+  EXPECT_EQ(net->value_fc1->weight.sizes(), torch::IntArrayRef({24, 4 * kPlaneSize}));
+  EXPECT_EQ(net->value_fc2->weight.sizes(), torch::IntArrayRef({1, 24}));
+
+  const std::string path = temp_path("wide-value.ckpt");
+  save_checkpoint(path, *net, nullptr, {});
+  Checkpoint c = load_checkpoint(path);
+  EXPECT_EQ(c.config, config);
+  EncodedBatch batch;
+  for (const Position& p : sample_positions(1, 17)) batch.add(p);
+  const torch::Tensor x = planes_tensor(batch, torch::kCPU).clone();
+  torch::NoGradGuard no_grad;
+  net->eval();
+  c.net->eval();
+  EXPECT_TRUE(torch::equal(std::get<1>(net->forward(x)), std::get<1>(c.net->forward(x))));
+  InferenceNet frozen(*c.net, torch::kCPU);
+  EXPECT_LT(
+      (std::get<1>(frozen.forward(x)) - std::get<1>(net->forward(x))).abs().max().item<float>(),
+      1e-5f);
+
+  // A record that names another head than the weights have, or an impossible one: clear errors.
+  nlohmann::json a = nlohmann::json::parse(architecture_record(config));
+  a["value_channels"] = 2;
+  write_forged(path, *net, kCheckpointFormatVersion, 12345, a.dump());
+  EXPECT_TRUE(contains(load_error(path), "value_conv")) << load_error(path);
+  a["value_channels"] = 0;
+  write_forged(path, *net, kCheckpointFormatVersion, 12345, a.dump());
+  EXPECT_TRUE(contains(load_error(path), "implausible value head (0 channels")) << load_error(path);
+  std::filesystem::remove(path);
+  config.value_channels = kMaxValueChannels + 1;
+  EXPECT_THROW(PolicyValueNet{config}, std::invalid_argument);
+}
+
 TEST(Checkpoint, TorchScriptExportMatchesTheModule) {
   torch::manual_seed(9);
   Trained t(2);  // BN running statistics away from their initial values

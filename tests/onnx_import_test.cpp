@@ -395,6 +395,19 @@ void init_round_trip(const NetConfig& config, bool value) {
 TEST(OnnxInit, SiteFormatWithValue) { init_round_trip(with_format({16, 2}, "site"), true); }
 TEST(OnnxInit, NativeFormat) { init_round_trip(NetConfig{16, 2}, true); }
 
+// A value head wider than AlphaZero's: its sizes come back from the file (eight planes, as many
+// as the policy head's: the policy's 1x1 convolution is the first).
+TEST(OnnxInit, AWiderValueHead) {
+  for (int planes : {4, 8}) {
+    NetConfig config{8, 1};
+    config.value_channels = planes;
+    config.value_hidden = 24;
+    init_round_trip(config, true);
+    PolicyValueNet net = made_up(config, 12);
+    EXPECT_EQ(Evaluator::from_file(written(*net, true, "wide.onnx")).config(), config);
+  }
+}
+
 TEST(OnnxInit, PolicyOnlyFileGetsAFreshValueHead) {
   init_round_trip(with_format({8, 3}, "site"), false);
   PolicyValueNet net = made_up(with_format({8, 1}, "site"), 12);
