@@ -165,6 +165,15 @@ if [[ "$parts" == *" table "* ]]; then
   done
   rounds=$(sed -n 's/.*"rounds":\([0-9]*\).*/\1/p' "$t/plan.json")
   ((rounds >= 3)) || fail "only $rounds rounds: no adaptive rounds to test"
+  # One planning job and one array a round (a requeued task appends to its job's log).
+  for ((r = 0; r <= rounds; ++r)); do
+    n=$(find "$t/logs" -name "fk-plan-$r-*.out" | wc -l)
+    ((n == 1)) || fail "$n planning jobs after round $((r - 1)) (fk-plan-$r), not one"
+  done
+  for ((r = 0; r < rounds; ++r)); do
+    n=$(find "$t/logs" -name "fk-eval-$r-*_0.out" | wc -l)
+    ((n == 1)) || fail "$n arrays for round $r (fk-eval-$r), not one"
+  done
   for log in "$t/logs/fk-eval-0-${eval0}_1.out" "$t/logs/fk-eval-1-${eval1}_1.out"; do
     grep -q "restart 1" "$log" || fail "$log: the task was not restarted"
   done
