@@ -37,9 +37,12 @@ void PlacerMatch::play(uint64_t first, uint64_t count, MatchTally& tally) {
     orders_[order]->play(first, count, [&](PlayedGame&& game) {
       if (game.row.sente_eval >= 0)
         tally.evals.add(a_colour == BLACK ? game.row.sente_eval : 1.0 - game.row.sente_eval);
-      if (scored(game.row.winner))
+      if (scored(game.row.winner)) {
         tally.score.add(score_of(game.row.winner, a_colour));
-      else if (game.row.winner == Winner::Void)
+        tally.by_colour[a_colour].add(score_of(game.row.winner, a_colour));
+        if (game.row.reason == Reason::Ruling41)
+          ++(a_colour == BLACK ? tally.ruling41_won : tally.ruling41_lost);
+      } else if (game.row.winner == Winner::Void)
         ++tally.voids;
     });
   }

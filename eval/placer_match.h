@@ -26,9 +26,12 @@ NamedPlacer make_named_placer(const std::string& spec, double temperature,
 
 // What A scored, and how its games ended.
 struct MatchTally {
-  Score score;    // A's results (win 1, draw 1/2, loss 0)
-  Score evals;    // A's expected scores at move 41, where the games have them
-  int voids = 0;  // games voided by an engine failure (not scored)
+  Score score;            // A's results (win 1, draw 1/2, loss 0)
+  Score by_colour[2];     // the same, A as Sente (BLACK) and as Gote (WHITE)
+  Score evals;            // A's expected scores at move 41, where the games have them
+  int voids = 0;          // games voided by an engine failure (not scored)
+  int ruling41_won = 0;   // A as Sente won by the move-41 ruling (B's king still attacked)
+  int ruling41_lost = 0;  // A as Gote lost by it
 };
 
 class PlacerMatch {

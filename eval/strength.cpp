@@ -119,7 +119,11 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
                                     {"score", e.score},
                                     {"ci95", {e.low, e.high}},
                                     {"elo", e.elo},
-                                    {"elo_ci95", {e.elo_low, e.elo_high}}});
+                                    {"elo_ci95", {e.elo_low, e.elo_high}},
+                                    {"as_sente", tally.by_colour[BLACK].mean()},
+                                    {"as_gote", tally.by_colour[WHITE].mean()},
+                                    {"ruling41_won", tally.ruling41_won},
+                                    {"ruling41_lost", tally.ruling41_lost}});
   }
   return result;
 }
@@ -177,6 +181,14 @@ std::string strength_text(const nlohmann::json& result) {
                   r.at("wins").get<int>(), r.at("draws").get<int>(), r.at("losses").get<int>(),
                   r.at("void").get<int>());
     out += line;
+    if (r.contains("as_sente")) {  // results written before these were recorded lack them
+      std::snprintf(line, sizeof(line),
+                    "  as Sente %.3f, as Gote %.3f; the move-41 ruling: won %d as Sente, lost %d "
+                    "as Gote\n",
+                    r.at("as_sente").get<double>(), r.at("as_gote").get<double>(),
+                    r.at("ruling41_won").get<int>(), r.at("ruling41_lost").get<int>());
+      out += line;
+    }
   }
   return out;
 }

@@ -27,7 +27,12 @@ for x in refs:
     assert x["wins"] + x["draws"] + x["losses"] == x["games"], x
     lo, hi = x["ci95"]
     assert lo <= x["score"] <= hi and x["elo_ci95"][0] <= x["elo"] <= x["elo_ci95"][1], x
+    if x["void"] == 0:  # as many games with each colour: the score is the colours' mean
+        assert abs((x["as_sente"] + x["as_gote"]) / 2 - x["score"]) < 1e-9, x
+    assert 0 <= x["ruling41_won"] <= 12 and 0 <= x["ruling41_lost"] <= 12, x
 PY
+grep -q '^  as Sente [01]\.[0-9]*, as Gote [01]\.[0-9]*; the move-41 ruling: won [0-9]* as Sente' \
+  "$dir/out" || fail "no colour line: $(cat "$dir/out")"
 grep -q 'strength vs uniform: 24/24' "$dir/err" || fail "no progress line: $(tail -3 "$dir/err")"
 
 expect_error "unknown reference 'gen-7'" "$bin" eval strength --network "$net" --references gen-7 --games 2
