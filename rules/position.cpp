@@ -152,13 +152,19 @@ void Position::undo_null_move() {
   --ply_;
 }
 
-Bitboard Position::attackers_to(Square s, Color by, Bitboard occupied) const {
+Bitboard Position::step_attackers_to(Square s, Color by) const {
   const Variant& v = *var_;
   Bitboard att = 0;
   // A piece of `by` on X steps to s exactly when the same piece of the other colour on s steps
   // to X: every piece is symmetric under the half turn that swaps the colours.
   for (int k = 0; k < v.step_class_count; ++k)
     att |= v.step[~by][v.step_class_type[k]][s] & step_class_bb_[by][k];
+  return att;
+}
+
+Bitboard Position::attackers_to(Square s, Color by, Bitboard occupied) const {
+  const Variant& v = *var_;
+  Bitboard att = step_attackers_to(s, by);
   for (int d = 0; d < DIR_NB; ++d) {
     Bitboard snipers = sliders_[by][opposite(Direction(d))] & v.ray[d][s];
     if (!snipers) continue;

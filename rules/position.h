@@ -62,6 +62,18 @@ class Position {
   bool ruling41() const {
     return info_->placement && ply_ == PLACEMENT_PLIES && king_attacked(WHITE);
   }
+  // The move-41 ruling is certain: during placement, a Sente piece that steps (a knight from
+  // rank f) attacks Gote's king. Nothing dropped comes between a stepping piece and its target
+  // and no piece moves before move 41, so the attack stands after ply 40 whatever is dropped.
+  // After ply 40, the ruling itself.
+  bool ruling41_certain() const {
+    if (!info_->placement || king_[WHITE] == SQ_NONE) return false;
+    return ply_ == PLACEMENT_PLIES
+               ? ruling41()
+               : ply_ < PLACEMENT_PLIES && step_attackers_to(king_[WHITE], BLACK);
+  }
+  // Pieces of colour `by` that step (not slide) to s.
+  Bitboard step_attackers_to(Square s, Color by) const;
 
   void do_move(Move m);
   void undo_move(Move m);

@@ -3,11 +3,29 @@
 #include <algorithm>
 #include <cmath>
 
+#include "rules/movegen.h"
+
 namespace fuseki {
+
+bool ruling41_decided(const Position& pos) {
+  if (pos.ruling41_certain()) return true;
+  // Gote's last drop (ply 40) with its king attacked: the move-40 restriction leaves only the
+  // drops that end every attack, unless there are none, when every drop is legal; so the
+  // ruling follows from any one legal drop exactly when it follows from all of them.
+  if (!pos.info().placement || pos.ply() != PLACEMENT_PLIES - 1 || !pos.king_attacked(WHITE))
+    return false;
+  MoveList legal;
+  generate_legal(pos, legal);
+  if (legal.size == 0) return false;
+  Position after = pos;
+  after.do_move(legal.moves[0]);
+  return after.ruling41();
+}
 
 float drop_value(const Position& parent, const Position& child, float child_value) {
   if (parent.info().balance_kings && parent.ply() < 2)
     return parent.ply() == 0 ? child_value : -std::fabs(child_value);
+  if (ruling41_decided(child)) return parent.side_to_move() == BLACK ? 1.0f : -1.0f;
   return child.side_to_move() == parent.side_to_move() ? child_value : -child_value;
 }
 

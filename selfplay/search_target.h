@@ -12,8 +12,14 @@ namespace fuseki {
 // The value of a drop for the player who decides it, from the value head's output at the child
 // (which is the child's side to move's). Balance's kings: the placer drops both, so the child of
 // the first is valued by the same player; after the second the chooser takes the side the value
-// favours, which leaves the placer -|v|.
+// favours, which leaves the placer -|v|. A child whose move-41 ruling is decided
+// (ruling41_decided) is a win for Sente and a loss for Gote, whatever the head says.
 float drop_value(const Position& parent, const Position& child, float child_value);
+
+// The move-41 ruling decides the game whatever is dropped from here: Position::ruling41_certain
+// (a stepping attack on Gote's king during placement, or the ruling itself after ply 40), or
+// Gote's last drop to come with its king attacked along more lines than one drop can close.
+bool ruling41_decided(const Position& pos);
 
 // sigma(q) = (c_visit + 1) * c_scale * (q + 1) / 2: every candidate has one visit.
 double search_sigma(double q, double c_visit, double c_scale);

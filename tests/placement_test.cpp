@@ -164,6 +164,40 @@ TEST(Move41Ruling, DecidedBeforeAnyOtherCheck) {
   EXPECT_GT(count_legal(pos), 0);
 }
 
+TEST(Move41Ruling, CertainOnceASenteKnightAttacksGotesKing) {
+  for (RuleSet r : {RuleSet::Fuseki, RuleSet::BalanceV1, RuleSet::Balance}) {
+    Position pos = after(r, "K*5i K*5d");
+    EXPECT_FALSE(pos.ruling41_certain());
+    Position lance = pos;
+    play_record(lance, "L*5f");  // attacks the king through rank e, but Gote may still block
+    EXPECT_TRUE(lance.king_attacked(WHITE));
+    EXPECT_FALSE(lance.ruling41_certain());
+    play_record(pos, "N*4f");  // 4f steps to 5d and 3d
+    EXPECT_TRUE(pos.ruling41_certain());
+    // Whatever both sides drop after it, the move-41 ruling decides the game.
+    for (uint64_t seed = 1; seed <= 100; ++seed) {
+      Rng rng(seed);
+      Position p = pos;
+      while (p.in_placement()) {
+        EXPECT_TRUE(p.ruling41_certain());
+        MoveList list;
+        generate_legal(p, list);
+        ASSERT_GT(list.size, 0) << p.sfen();
+        p.do_move(list.moves[rng.below(uint32_t(list.size))]);
+      }
+      EXPECT_TRUE(p.ruling41()) << p.sfen();
+      EXPECT_TRUE(p.ruling41_certain());
+    }
+  }
+  // Gote's king dropped into a knight's reach (Fuseki: kings whenever) is as lost.
+  EXPECT_TRUE(after(RuleSet::Fuseki, "N*4f K*5d").ruling41_certain());
+  EXPECT_FALSE(after(RuleSet::Fuseki, "N*4f K*6d").ruling41_certain());
+  // After move 41 nothing is certain any more: the ruling belongs to ply 40.
+  EXPECT_FALSE(
+      at(RuleSet::Balance, "lnsgkgsnl/4p2b1/pppp1pppp/4r4/9/4K4/PPPPPPPPP/1B5R1/LNSG1GSNL b - 41")
+          .ruling41_certain());
+}
+
 TEST(AfterPly40, SentesKingAttackedIsOrdinaryCheck) {
   Position pos =
       at(RuleSet::Balance, "lnsgkgsnl/4p2b1/pppp1pppp/4r4/9/4K4/PPPPPPPPP/1B5R1/LNSG1GSNL b - 41");

@@ -9,8 +9,10 @@
 #include <set>
 
 #include "rules/movegen.h"
+#include "rules/record.h"
 #include "selfplay/generator.h"
 #include "selfplay/gumbel_placer.h"
+#include "tests/test_util.h"
 #include "train/trainer.h"
 
 using namespace fuseki;
@@ -160,6 +162,31 @@ TEST(Gumbel, DropValueIsTheDecidingPlayers) {
   third.do_move(legal.moves[0]);
   ASSERT_NE(third.side_to_move(), second.side_to_move());
   EXPECT_FLOAT_EQ(drop_value(second, third, 0.4f), -0.4f);
+}
+
+TEST(Gumbel, TheRulingIsDecidedWhenGotesLastDropCannotCloseEveryLine) {
+  // rules.md's move-40 vectors: one line that a gold can close; two lines that one cannot.
+  EXPECT_FALSE(ruling41_decided(fuseki::testing::at(
+      RuleSet::Fuseki, "lnsbpgsnl/ppppkpppp/r8/9/9/4R4/PPPPPPPPP/8B/LNSGKGSNL w g 1")));
+  EXPECT_TRUE(ruling41_decided(fuseki::testing::at(
+      RuleSet::Fuseki, "lnsbpgsnl/ppppkpppp/r8/9/9/4R3B/PPPPPPPPP/9/LNSGKGSNL w g 1")));
+}
+
+TEST(Gumbel, ACertainRulingOverridesTheValueHead) {
+  Position kings = Position::start(RuleSet::Fuseki);
+  play_record(kings, "K*5i K*5d");
+  Position knight = kings;
+  play_record(knight, "N*4f");  // attacks Gote's king: the move-41 ruling is certain
+  EXPECT_FLOAT_EQ(drop_value(kings, knight, -0.7f), 1.0f);
+  Position lance = kings;
+  play_record(lance, "L*5f");  // attacks it too, but Gote may block: the head's value stands
+  EXPECT_FLOAT_EQ(drop_value(kings, lance, -0.7f), 0.7f);
+  // Gote dropping its king where a knight reaches it has lost.
+  Position gote = Position::start(RuleSet::Fuseki);
+  play_record(gote, "K*5i G*1a N*4f");
+  Position king = gote;
+  play_record(king, "K*5d");
+  EXPECT_FLOAT_EQ(drop_value(gote, king, 0.9f), -1.0f);
 }
 
 TEST(Gumbel, SelfPlayRowsCarryTargetsThroughTheJournal) {
