@@ -21,6 +21,7 @@ struct Evaluator::Impl {
   std::shared_ptr<const OnnxNet> onnx;  // an imported ONNX graph
   NetConfig config;
   EncodedBatch batch;
+  uint64_t weights_version = 0;
 
   explicit Impl(const EvaluatorOptions& options)
       : device(select_device(options.device)),
@@ -84,7 +85,10 @@ void Evaluator::set_weights(const PolicyValueNetImpl& net) {
                                 ", this evaluator runs " + describe(impl_->config));
   impl_->net.emplace(net, impl_->device, impl_->dtype);
   impl_->onnx.reset();
+  ++impl_->weights_version;
 }
+
+uint64_t Evaluator::weights_version() const { return impl_->weights_version; }
 
 void Evaluator::evaluate(const EncodedBatch& batch, float* policy, float* values) {
   const int n = batch.size();

@@ -54,6 +54,9 @@ class Evaluator {
 
   // Replaces the weights with those of `net` (same architecture, else std::invalid_argument).
   void set_weights(const PolicyValueNetImpl& net);
+  // Counts set_weights calls: an evaluation kept from an earlier pass is the same network's
+  // only while this is unchanged.
+  uint64_t weights_version() const;
 
   // One forward pass over all positions. Positions outside the placement phase get an
   // all-zero policy (they have no legal drop) and still a value.

@@ -27,9 +27,27 @@ struct Search {
 
 void GumbelPlacer::place(std::span<PlacementRequest> requests) {
   if (requests.empty()) return;
+  // The parents: the last call's chosen children where they are (same weights), else a pass.
+  if (network_.weights_version() != chosen_weights_) chosen_.clear();
+  std::vector<net::Evaluation> prior(requests.size());
   std::vector<const Position*> parents;
-  for (const PlacementRequest& r : requests) parents.push_back(r.position);
-  std::vector<net::Evaluation> prior = counted_pass(network_, parents, count_);
+  std::vector<size_t> unseen;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    auto it = chosen_.find(requests[i].position->key());
+    if (it != chosen_.end()) {
+      prior[i] = std::move(it->second);
+      chosen_.erase(it);
+      ++reused_;
+    } else {
+      parents.push_back(requests[i].position);
+      unseen.push_back(i);
+    }
+  }
+  chosen_.clear();
+  if (!parents.empty()) {
+    std::vector<net::Evaluation> fresh = counted_pass(network_, parents, count_);
+    for (size_t u = 0; u < unseen.size(); ++u) prior[unseen[u]] = std::move(fresh[u]);
+  }
 
   // Gumbel top-k without replacement: the k largest g(a) + log pi(a) among the legal drops.
   std::vector<Search> searches(requests.size());
@@ -72,6 +90,7 @@ void GumbelPlacer::place(std::span<PlacementRequest> requests) {
     // Completed q: the evaluated drops' own, the parent's value for the others.
     std::vector<double> q(s.legal.size(), parent_value);
     int best = -1;
+    size_t best_child = 0;
     double best_score = -INFINITY;
     for (size_t c = 0; c < s.chosen.size(); ++c) {
       size_t j = size_t(s.chosen[c]);
@@ -80,6 +99,7 @@ void GumbelPlacer::place(std::span<PlacementRequest> requests) {
       if (score > best_score) {
         best_score = score;
         best = int(j);
+        best_child = s.first_child + c;
       }
     }
     // pi' = softmax(log pi + sigma(completed q)) over the legal drops.
@@ -95,7 +115,9 @@ void GumbelPlacer::place(std::span<PlacementRequest> requests) {
       d.target.push_back({int16_t(s.legal[size_t(j)]), float(improved[size_t(j)])});
     r.move = net::policy_move(*r.position, d.action);
     r.decision = std::move(d);
+    chosen_[children[best_child].key()] = std::move(child[best_child]);
   }
+  chosen_weights_ = network_.weights_version();
 }
 
 }  // namespace fuseki

@@ -7,9 +7,15 @@
 // visited once and the choice is argmax g(a) + log pi(a) + sigma(q(a)). Its training target is
 // the improved policy pi' = softmax(log pi + sigma(completed q)), unvisited drops completed
 // with the parent's value.
+//
+// The drop chosen for a game is the next call's parent of that game: its child evaluation is
+// kept and used as that parent's, so from the second drop on the parents' pass holds only the
+// positions not seen before (about one forward pass in 1 + k saved).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 
 #include "engine/placer.h"
 #include "net/evaluator.h"
@@ -30,11 +36,16 @@ class GumbelPlacer : public Placer {
   std::string name() const override { return "gumbel"; }
   void place(std::span<PlacementRequest> requests) override;
   PassCount passes() const override { return count_; }
+  // Parents whose evaluation came from the previous call's chosen child.
+  uint64_t reused() const { return reused_; }
 
  private:
   net::Evaluator& network_;
   GumbelOptions options_;
   PassCount count_;
+  std::unordered_map<uint64_t, net::Evaluation> chosen_;  // by position key, the last call's
+  uint64_t chosen_weights_ = 0;                           // network_.weights_version() of those
+  uint64_t reused_ = 0;
 };
 
 }  // namespace fuseki
