@@ -1,11 +1,12 @@
 #include "eval/placer_match.h"
 
+#include "selfplay/gumbel_placer.h"
 #include "selfplay/network_placer.h"
 
 namespace fuseki {
 
 NamedPlacer make_named_placer(const std::string& spec, double temperature,
-                              const net::EvaluatorOptions& options) {
+                              const net::EvaluatorOptions& options, int search_k) {
   NamedPlacer p;
   p.name = spec;
   if (spec == "uniform") {
@@ -13,7 +14,10 @@ NamedPlacer make_named_placer(const std::string& spec, double temperature,
     return p;
   }
   p.network = std::make_unique<net::Evaluator>(net::Evaluator::from_file(spec, options));
-  p.placer = std::make_unique<NetworkPlacer>(*p.network, temperature);
+  if (search_k > 0)
+    p.placer = std::make_unique<GumbelPlacer>(*p.network, GumbelOptions{search_k, 50, 1});
+  else
+    p.placer = std::make_unique<NetworkPlacer>(*p.network, temperature);
   return p;
 }
 

@@ -26,6 +26,10 @@ std::vector<OptionSection> strength_sections(StrengthSettings& s) {
       .text("references", s.references,
             "Comma-separated reference placers: uniform, or checkpoint files")
       .number("temperature", s.temperature, 0.0, 100.0, "Placement temperature of the network")
+      .integer("search_k", s.search_k, 0, 288,
+               "The measured network places by its Gumbel search over this many candidate drops "
+               "(self-play's search, value head one ply deep); 0: by its policy alone, as the "
+               "site does")
       .integer("threads", s.threads, 1, 1024, "Referee play-out threads")
       .integer("batch", s.batch, 1, 65536, "Games placed together")
       .integer("max_moves", s.max_moves, 1, 100000, "Moves of ordinary play before a draw")
@@ -69,7 +73,7 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
   net::EvaluatorOptions eo;
   eo.device = setup.device;
   eo.precision = setup.precision;
-  NamedPlacer measured = make_named_placer(network, settings.temperature, eo);
+  NamedPlacer measured = make_named_placer(network, settings.temperature, eo, settings.search_k);
   std::vector<NamedPlacer> refs;
   for (const std::string& r : references)
     refs.push_back(make_named_placer(r, settings.temperature, eo));
@@ -92,6 +96,7 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
                            {"seed", setup.seed},
                            {"games", 2 * pairs},
                            {"temperature", settings.temperature},
+                           {"search_k", settings.search_k},
                            {"rules", rule_info(setup.rules).name},
                            {"kings", setup.table ? "table" : "uniform"},
                            {"references", nlohmann::json::array()}};
@@ -160,9 +165,13 @@ int run_strength_command(const StrengthCommand& c) {
   setup.device = c.device;
   setup.precision = c.precision;
   nlohmann::json r = measure_strength(c.network, c.settings, setup);
-  std::printf("eval strength: %s (referee %s, seed %llu)\n%s%s\n", c.network.c_str(),
-              c.settings.referee.c_str(), (unsigned long long)c.seed, strength_text(r).c_str(),
-              r.dump().c_str());
+  std::string how =
+      c.settings.search_k > 0
+          ? ", placing by its search over " + std::to_string(c.settings.search_k) + " candidates"
+          : "";
+  std::printf("eval strength: %s (referee %s, seed %llu%s)\n%s%s\n", c.network.c_str(),
+              c.settings.referee.c_str(), (unsigned long long)c.seed, how.c_str(),
+              strength_text(r).c_str(), r.dump().c_str());
   if (!c.out.empty()) write_file_atomically(c.out, r.dump(1) + "\n");
   return 0;
 }

@@ -21,7 +21,8 @@ struct StrengthSettings {
   std::string referee = "builtin:nodes=2000";
   std::string references = "uniform";  // comma-separated: uniform, or checkpoint files
   double temperature = 0.5;            // of the measured network's drops
-  int threads = 2;                     // referee play-out threads
+  int search_k = 0;  // > 0: the measured network places by its Gumbel search over k candidates
+  int threads = 2;   // referee play-out threads
   int batch = 64;
   int max_moves = 320;
   int every = 1;  // a run: every Nth generation (and every accepted one); eval strength: unused

@@ -35,6 +35,15 @@ grep -q '^  as Sente [01]\.[0-9]*, as Gote [01]\.[0-9]*; the move-41 ruling: won
   "$dir/out" || fail "no colour line: $(cat "$dir/out")"
 grep -q 'strength vs uniform: 24/24' "$dir/err" || fail "no progress line: $(tail -3 "$dir/err")"
 
+# The network measured with its Gumbel search (a diagnostic: does the value head's look-ahead
+# add strength?): said in the header and the JSON.
+"$bin" eval strength --network "$net" --games 8 --referee builtin:nodes=60 --search-k 4 \
+  --out "$dir/k.json" >"$dir/out" 2>/dev/null
+grep -q '^eval strength: .*seed 1, placing by its search over 4 candidates)' "$dir/out" ||
+  fail "no search in the header: $(head -1 "$dir/out")"
+/usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["search_k"] == 4 and r["references"][0]["games"] + r["references"][0]["void"] == 8, r' "$dir/k.json" ||
+  fail "search_k not recorded"
+
 expect_error "unknown reference 'gen-7'" "$bin" eval strength --network "$net" --references gen-7 --games 2
 expect_error "strength.referee" "$bin" eval strength --network "$net" --referee "builtin:nodes=x" --games 2
 head -c 100 "$net" >"$dir/cut.ckpt"
