@@ -40,7 +40,7 @@ void place_games(std::span<const PlacingGame> games, const Placers& placers,
     for (size_t i = 0; i < games.size(); ++i) {
       const Game& g = *games[i].game;
       if (g.over() || !g.position().in_placement()) continue;
-      Placer* p = &placer_for(g.position(), placers);
+      Placer* p = &placer_for(g.position(), games[i].placers ? *games[i].placers : placers);
       auto it = std::find_if(groups.begin(), groups.end(),
                              [p](const auto& group) { return group.first == p; });
       if (it == groups.end()) it = groups.insert(groups.end(), {p, {}});

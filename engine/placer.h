@@ -95,6 +95,7 @@ struct Placers {
 struct PlacingGame {
   Game* game = nullptr;
   Rng* rng = nullptr;
+  const Placers* placers = nullptr;  // this game's, where not place_games' own
 };
 
 // The stream a game's placers draw from, from the game seed. `play` uses self-play's (whose

@@ -65,6 +65,10 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
       .number("search_c_visit", c.search_c_visit, 0.0, 1e6,
               "gumbel: sigma(q) = (c_visit + 1) * c_scale * (q + 1) / 2")
       .number("search_c_scale", c.search_c_scale, 0.0, 1e6, "gumbel: see search_c_visit")
+      .number("uniform_share", c.uniform_share, 0.0, 1.0,
+              "Share of the games with a uniform placer on one side (its colour drawn per "
+              "game): the network also meets an opponent unlike itself; only its drops are "
+              "trained on")
       .choice("kings", c.kings, {"uniform", "table", "network"},
               "Where Balance's kings and side choice come from")
       .path("king_table", c.king_table, "king_pair_table/1 JSON for kings = \"table\"")

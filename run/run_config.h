@@ -41,6 +41,7 @@ struct RunConfig {
   int search_k = 16;
   double search_c_visit = 50;
   double search_c_scale = 1.0;
+  double uniform_share = 0;       // games with a uniform placer on one side
   std::string kings = "uniform";  // uniform | table | network
   std::string king_table;
   int king_band = kKingBand;

@@ -136,6 +136,7 @@ SelfPlayOptions selfplay_options(const RunConfig& c, int generation, const KingP
   o.temperature = c.temperature;
   if (c.placer == "gumbel")
     o.search = GumbelOptions{c.search_k, c.search_c_visit, c.search_c_scale};
+  o.uniform_share = c.uniform_share;
   o.kings = *parse_king_source(c.kings);
   o.table = table;
   o.king_band = c.king_band;

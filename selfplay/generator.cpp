@@ -48,6 +48,7 @@ struct SelfPlayGenerator::Slot {
   Rng rng{0};
   Game game{Position::start(RuleSet::Balance)};
   std::optional<std::pair<Square, Square>> fixed_kings;
+  int uniform_side = -1;  // the colour a uniform placer drops for (options_.uniform_share)
   PlayedGame out;
   float sente_eval = -1;
 };
@@ -89,6 +90,15 @@ SelfPlayGenerator::SelfPlayGenerator(net::Evaluator& network, SelfPlayOptions op
     placers_.kings = own_kings_.kings.get();
   }
   placers_.chooser = own_kings_.chooser.get();
+  if (options_.uniform_share < 0 || options_.uniform_share > 1)
+    throw std::invalid_argument("selfplay: uniform_share must be in [0, 1]");
+  if (options_.uniform_share > 0) {
+    own_uniform_ = std::make_unique<UniformPlacer>();
+    for (int side = 0; side < 2; ++side) {
+      against_uniform_[side] = placers_;
+      against_uniform_[side].side[side] = own_uniform_.get();
+    }
+  }
 }
 
 SelfPlayGenerator::SelfPlayGenerator(const Placers& placers, SelfPlayOptions options)
@@ -103,7 +113,8 @@ void SelfPlayGenerator::place_batch(std::vector<Slot>& slots) {
       s.game.play(make_drop(KING, s.fixed_kings->first));
       s.game.play(make_drop(KING, s.fixed_kings->second));
     }
-    games.push_back({&s.game, &s.rng});
+    games.push_back(
+        {&s.game, &s.rng, s.uniform_side >= 0 ? &against_uniform_[s.uniform_side] : nullptr});
   }
   PassCount before = passes_of(placers_);
   place_games(games, placers_,
@@ -201,6 +212,10 @@ void SelfPlayGenerator::play(const std::vector<GameSpec>& games,
       s.game = Game(Position::start(options_.rules), GameOptions{options_.max_moves});
       if (spec.sente_king != SQ_NONE)
         s.fixed_kings = std::make_pair(spec.sente_king, spec.gote_king);
+      if (own_uniform_) {  // from the game seed, apart from the placers' stream
+        Rng pick(Rng::derive(s.seed, 0x756e69666f726dULL));
+        if (pick.uniform() < options_.uniform_share) s.uniform_side = int(pick.below(2));
+      }
     }
     throw_if_stopped();
     place_batch(slots);

@@ -36,6 +36,10 @@ struct SelfPlayOptions {
   // Self-play's drops by a Gumbel search with the value head (the temperature then unused);
   // unset: sampled from the policy.
   std::optional<GumbelOptions> search;
+  // Self-play with its own network: this share of the games has a uniform placer on one side
+  // (its colour drawn per game from the game seed), so the network also learns positions against
+  // an opponent that does not play like itself. Only the network's drops are trained on.
+  double uniform_share = 0;
   // Balance's kings and side choice in self-play (a match's kings never come from a network).
   KingSource kings = KingSource::Uniform;
   const KingPairTable* table = nullptr;  // for KingSource::Table
@@ -105,6 +109,10 @@ class SelfPlayGenerator {
   // What the self-play constructor made; empty when the placers are the caller's.
   std::unique_ptr<Placer> own_network_;
   KingPlacers own_kings_;
+  // options_.uniform_share's games: the network as Sente against a uniform Gote, and the other
+  // way round.
+  std::unique_ptr<Placer> own_uniform_;
+  Placers against_uniform_[2];
   // Kept across batches: play-out and move-41 engines start once.
   EnginePool playout_;
   std::vector<std::unique_ptr<Player>> evaluators_;

@@ -1,5 +1,6 @@
 // The self-play generator on the placement seam: uniform placement as `play` places, one forward
-// pass per ply for a shared network, play-out engines kept across batches.
+// pass per ply for a shared network, play-out engines kept across batches, a share of the games
+// against a uniform placer.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -70,6 +71,45 @@ TEST(SelfPlay, OneForwardPassPerPlyWithASharedNetwork) {
   EXPECT_EQ(sente.passes().passes, 19u);
   EXPECT_EQ(gote.passes().passes, 19u);
   EXPECT_EQ(match.stats().forward_passes, 38u);
+}
+
+// uniform_share: that share of the games has a uniform placer on one side, drawn per game
+// from its seed; only the network's drops become rows, and the same seed gives the same games.
+TEST(SelfPlay, AShareOfTheGamesAgainstAUniformPlacer) {
+  net::Evaluator eval(net::NetConfig{8, 1}, {"cpu", 1});
+  auto run = [&](double share) {
+    SelfPlayOptions o = judged(16);
+    o.uniform_share = share;
+    SelfPlayGenerator gen(eval, o);
+    std::vector<std::pair<std::string, std::vector<int>>> games(64);
+    gen.play(0, 64, [&](PlayedGame&& g) {
+      std::vector<int> movers;
+      for (const DecisionRow& d : g.decisions) movers.push_back(d.mover);
+      games[g.index] = {g.row.record, movers};
+    });
+    return games;
+  };
+  int against[2] = {0, 0}, both = 0;
+  auto mixed = run(0.5);
+  for (const auto& [record, movers] : mixed) {
+    if (movers.size() == 38) {
+      ++both;
+      continue;
+    }
+    ASSERT_EQ(movers.size(), 19u) << record;
+    int mover = movers[0];
+    for (int m : movers) ASSERT_EQ(m, mover) << "rows of both sides in a game against uniform";
+    ++against[1 - mover];  // the uniform placer's colour
+  }
+  EXPECT_GT(against[0], 4);  // 64 games, each against uniform with probability 1/2, either colour
+  EXPECT_GT(against[1], 4);
+  EXPECT_GT(both, 16);
+  EXPECT_EQ(run(0.5), mixed);
+  for (const auto& [record, movers] : run(0.0)) EXPECT_EQ(movers.size(), 38u);
+  for (const auto& [record, movers] : run(1.0)) EXPECT_EQ(movers.size(), 19u);
+  SelfPlayOptions bad = judged(4);
+  bad.uniform_share = 1.5;
+  EXPECT_THROW(SelfPlayGenerator(eval, bad), std::invalid_argument);
 }
 
 // A USI engine that logs each start and resigns every game: three batches, one start per side.
