@@ -14,10 +14,13 @@ NamedPlacer make_named_placer(const std::string& spec, double temperature,
     return p;
   }
   p.network = std::make_unique<net::Evaluator>(net::Evaluator::from_file(spec, options));
-  if (search_k > 0)
-    p.placer = std::make_unique<GumbelPlacer>(*p.network, GumbelOptions{search_k, 50, 1});
-  else
+  if (search_k > 0) {
+    GumbelOptions search;  // self-play's c_visit and c_scale defaults
+    search.k = search_k;
+    p.placer = std::make_unique<GumbelPlacer>(*p.network, search);
+  } else {
     p.placer = std::make_unique<NetworkPlacer>(*p.network, temperature);
+  }
   return p;
 }
 

@@ -15,8 +15,8 @@ namespace fuseki {
 
 // A placer named on a command line or in a config: "uniform" (uniform among the legal drops) or
 // a checkpoint file, whose network samples its drops at `temperature`, or with search_k > 0
-// places them by its Gumbel search over that many candidates (self-play's, c_visit 50, c_scale
-// 1). Throws (naming the file) for a checkpoint that cannot be loaded.
+// places them by its Gumbel search over that many candidates (GumbelOptions' defaults otherwise).
+// Throws (naming the file) for a checkpoint that cannot be loaded.
 struct NamedPlacer {
   std::string name;
   std::unique_ptr<net::Evaluator> network;
