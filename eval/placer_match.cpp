@@ -38,10 +38,11 @@ PlacerMatch::PlacerMatch(Placer& a, Placer& b, const SelfPlayOptions& options) {
 
 PlacerMatch::~PlacerMatch() = default;
 
-void PlacerMatch::play(uint64_t first, uint64_t count, MatchTally& tally) {
+void PlacerMatch::play(uint64_t first, uint64_t count, MatchTally& tally, const GameSink& on_game) {
   for (int order = 0; order < 2; ++order) {
     const Color a_colour = order == 0 ? BLACK : WHITE;
     orders_[order]->play(first, count, [&](PlayedGame&& game) {
+      if (on_game) on_game(a_colour, game);
       if (game.row.sente_eval >= 0)
         tally.evals.add(a_colour == BLACK ? game.row.sente_eval : 1.0 - game.row.sente_eval);
       if (scored(game.row.winner)) {

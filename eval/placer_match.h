@@ -3,6 +3,7 @@
 // stream, with A as Sente in one and as Gote in the other.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -41,8 +42,10 @@ class PlacerMatch {
   // a network), play-out (the referee), threads, batch, move cap, move-41 evaluation.
   PlacerMatch(Placer& a, Placer& b, const SelfPlayOptions& options);
   ~PlacerMatch();
-  // Plays pairs [first, first + count): game i with A as Sente, then with A as Gote.
-  void play(uint64_t first, uint64_t count, MatchTally& tally);
+  // Plays pairs [first, first + count): game i with A as Sente, then with A as Gote. Each
+  // finished game, with A's colour in it, goes to `on_game` where one is given.
+  using GameSink = std::function<void(Color a_colour, const PlayedGame& game)>;
+  void play(uint64_t first, uint64_t count, MatchTally& tally, const GameSink& on_game = {});
 
  private:
   KingPlacers kings_;

@@ -59,8 +59,16 @@ std::vector<std::string> strength_references(const std::string& list) {
   return out;
 }
 
+std::string strength_record_line(const std::string& reference, Color network,
+                                 const PlayedGame& game) {
+  std::string line = record_line(game);
+  size_t hash = line.find(" # ");
+  return line.substr(0, hash) + " # reference=" + reference +
+         " network=" + (network == BLACK ? "sente" : "gote") + " " + line.substr(hash + 3);
+}
+
 nlohmann::json measure_strength(const std::string& network, const StrengthSettings& settings,
-                                const StrengthSetup& setup) {
+                                const StrengthSetup& setup, const StrengthGameSink& on_game) {
   if (settings.games < 2) throw std::runtime_error("strength.games: at least 2 (a pair)");
   std::vector<std::string> references = strength_references(settings.references);
   // Bad specs fail before any game: the referee, the network, every reference.
@@ -107,7 +115,9 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
     Progress progress("strength vs " + ref.name, uint64_t(2 * pairs));
     for (int done = 0; done < pairs;) {
       int chunk = std::min(settings.batch, pairs - done);
-      match.play(uint64_t(done), uint64_t(chunk), tally);
+      match.play(uint64_t(done), uint64_t(chunk), tally, [&](Color a, const PlayedGame& game) {
+        if (on_game) on_game(ref.name, a, game);
+      });
       done += chunk;
       StrengthEstimate e = strength_estimate(tally.score);
       char extra[96];
@@ -148,12 +158,38 @@ std::vector<OptionSection> strength_command_sections(StrengthCommand& c) {
       .integer("king_band", c.king_band, 1, 1296, "Pairs closest to even the kings come from")
       .text("device", c.device, "cpu or cuda[:N]")
       .choice("precision", c.precision, {"fp32", "bf16", "fp16"}, "Inference precision")
-      .text("out", c.out, "Also write the result (JSON) to this file");
+      .text("out", c.out, "Also write the result (JSON) to this file")
+      .text("records", c.records,
+            "Also write every game's record to this file, a line each: the record, then "
+            "\"# reference=... network=sente|gote game=... seed=... winner=... reason=... "
+            "moves=...\" (fusekilab judge replays it)");
   return s;
 }
 
+namespace {
+
+// An output file's folder must exist before the games, not only when they are over.
+void check_output(const char* flag, const std::string& path) {
+  if (path.empty()) return;
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  if (!std::filesystem::is_directory(dir))
+    throw std::runtime_error(std::string("eval strength: ") + flag + ": folder '" + dir.string() +
+                             "' does not exist");
+  if (std::filesystem::is_directory(path))
+    throw std::runtime_error(std::string("eval strength: ") + flag + ": '" + path +
+                             "' is a folder");
+}
+
+}  // namespace
+
 int run_strength_command(const StrengthCommand& c) {
   if (c.network.empty()) throw std::runtime_error("eval strength: --network is required");
+  check_output("--out", c.out);
+  check_output("--records", c.records);
+  if (!c.out.empty() && c.out == c.records)
+    throw std::runtime_error("eval strength: --out and --records name the same file '" + c.out +
+                             "'");
   std::unique_ptr<KingPairTable> table;
   if (!c.king_table.empty())
     table = std::make_unique<KingPairTable>(KingPairTable::load(c.king_table));
@@ -164,7 +200,13 @@ int run_strength_command(const StrengthCommand& c) {
   setup.king_band = c.king_band;
   setup.device = c.device;
   setup.precision = c.precision;
-  nlohmann::json r = measure_strength(c.network, c.settings, setup);
+  std::string records;
+  StrengthGameSink keep;
+  if (!c.records.empty())
+    keep = [&records](const std::string& reference, Color network, const PlayedGame& game) {
+      records += strength_record_line(reference, network, game) + "\n";
+    };
+  nlohmann::json r = measure_strength(c.network, c.settings, setup, keep);
   std::string how =
       c.settings.search_k > 0
           ? ", placing by its search over " + std::to_string(c.settings.search_k) + " candidates"
@@ -173,6 +215,7 @@ int run_strength_command(const StrengthCommand& c) {
               c.settings.referee.c_str(), (unsigned long long)c.seed, how.c_str(),
               strength_text(r).c_str(), r.dump().c_str());
   if (!c.out.empty()) write_file_atomically(c.out, r.dump(1) + "\n");
+  if (!c.records.empty()) write_file_atomically(c.records, records);
   return 0;
 }
 

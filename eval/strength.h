@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "io/options.h"
 #include "rules/ruleset.h"
+#include "selfplay/journal.h"
 #include "selfplay/king_table.h"
 
 namespace fuseki {
@@ -45,9 +47,16 @@ struct StrengthSetup {
 // stderr. Returns {"network", "referee", "seed", "games", "temperature", "references":
 // [{"reference", "games", "wins", "draws", "losses", "void", "score", "ci95", "elo", "elo_ci95"}]}.
 // Throws for a network or reference that cannot be loaded (before any game) and Interrupted on a
-// stop.
+// stop. Each finished game goes to `on_game` (the reference, the network's colour, the game)
+// where one is given.
+using StrengthGameSink =
+    std::function<void(const std::string& reference, Color network, const PlayedGame& game)>;
 nlohmann::json measure_strength(const std::string& network, const StrengthSettings& settings,
-                                const StrengthSetup& setup);
+                                const StrengthSetup& setup, const StrengthGameSink& on_game = {});
+// A measured game as a line of text: its record, then "# reference=... network=sente|gote" and
+// record_line's game, seed, winner, reason and moves.
+std::string strength_record_line(const std::string& reference, Color network,
+                                 const PlayedGame& game);
 // eval strength: the settings, and what the command names besides them.
 struct StrengthCommand {
   StrengthSettings settings;
@@ -57,7 +66,8 @@ struct StrengthCommand {
   std::string king_table;  // kings from its band; empty: uniform kings
   int king_band = kKingBand;
   std::string device = "cpu", precision = "fp32";
-  std::string out;  // a JSON file for the result; empty: none
+  std::string out;      // a JSON file for the result; empty: none
+  std::string records;  // a text file for every game's record; empty: none
   StrengthCommand() { settings.games = 1000; }
 };
 // [strength], then the command's own flags (section "eval_strength", not read from files).

@@ -13,7 +13,8 @@ net="$run/models/gen-0000.ckpt"
 
 # 24 games per reference, both colours, against uniform and against itself.
 "$bin" eval strength --network "$net" --references "uniform, $net" --games 24 \
-  --referee builtin:nodes=60 --threads 2 --out "$dir/s.json" >"$dir/out" 2>"$dir/err"
+  --referee builtin:nodes=60 --threads 2 --out "$dir/s.json" --records "$dir/s.records" \
+  >"$dir/out" 2>"$dir/err"
 grep -q '^vs uniform: 0\.[0-9]* \[0\.[0-9]*, [01]\.[0-9]*\], [-+][0-9]* Elo \[' "$dir/out" ||
   fail "no score line: $(cat "$dir/out")"
 /usr/bin/python3 - "$dir/s.json" "$net" <<'PY'
@@ -30,6 +31,24 @@ for x in refs:
     if x["void"] == 0:  # as many games with each colour: the score is the colours' mean
         assert abs((x["as_sente"] + x["as_gote"]) / 2 - x["score"]) < 1e-9, x
     assert 0 <= x["ruling41_won"] <= 12 and 0 <= x["ruling41_lost"] <= 12, x
+PY
+# --records: every game, a line each, that the rules' judge replays to the same end.
+/usr/bin/python3 - "$dir/s.records" "$net" "$bin" <<'PY'
+import collections, json, subprocess, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 48, len(lines)
+seen = collections.Counter()
+for n, line in enumerate(lines):
+    record, meta = line.split(" # ")
+    f = dict(kv.split("=", 1) for kv in meta.split())
+    assert f["reference"] in ("uniform", sys.argv[2]) and f["network"] in ("sente", "gote"), line
+    seen[f["reference"], f["network"]] += 1
+    if n % 6 == 0:  # eight of them replayed
+        j = json.loads(subprocess.check_output(
+            [sys.argv[3], "judge", "--moves", record, "--format", "jsonl"]))
+        assert j["state"] == "over" and j["winner"] == f["winner"], (j, f)
+        assert j["ply"] == 40 + int(f["moves"]), (j, f)
+assert set(seen.values()) == {12} and len(seen) == 4, seen
 PY
 grep -q '^  as Sente [01]\.[0-9]*, as Gote [01]\.[0-9]*; the move-41 ruling: won [0-9]* as Sente' \
   "$dir/out" || fail "no colour line: $(cat "$dir/out")"
@@ -48,6 +67,10 @@ expect_error "unknown reference 'gen-7'" "$bin" eval strength --network "$net" -
 expect_error "strength.referee" "$bin" eval strength --network "$net" --referee "builtin:nodes=x" --games 2
 head -c 100 "$net" >"$dir/cut.ckpt"
 expect_error "truncated or damaged" "$bin" eval strength --network "$dir/cut.ckpt" --games 2
+expect_error "--records: folder '$dir/no' does not exist" "$bin" eval strength --network "$net" \
+  --games 2 --records "$dir/no/r.txt"
+expect_error "name the same file" "$bin" eval strength --network "$net" --games 2 --out "$dir/x" \
+  --records "$dir/x"
 expect_error "--network is required" "$bin" eval strength --games 2
 expect_error "--games: value -1 out of range" "$bin" eval strength --network "$net" --games -1
 
