@@ -61,10 +61,8 @@ std::vector<std::string> strength_references(const std::string& list) {
 
 std::string strength_record_line(const std::string& reference, Color network,
                                  const PlayedGame& game) {
-  std::string line = record_line(game);
-  size_t hash = line.find(" # ");
-  return line.substr(0, hash) + " # reference=" + reference +
-         " network=" + (network == BLACK ? "sente" : "gote") + " " + line.substr(hash + 3);
+  return record_line(
+      game, "reference=" + reference + " network=" + (network == BLACK ? "sente" : "gote"));
 }
 
 nlohmann::json measure_strength(const std::string& network, const StrengthSettings& settings,
@@ -115,9 +113,9 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
     Progress progress("strength vs " + ref.name, uint64_t(2 * pairs));
     for (int done = 0; done < pairs;) {
       int chunk = std::min(settings.batch, pairs - done);
-      match.play(uint64_t(done), uint64_t(chunk), tally, [&](Color a, const PlayedGame& game) {
-        if (on_game) on_game(ref.name, a, game);
-      });
+      PlacerMatch::GameSink sink;
+      if (on_game) sink = [&](Color a, const PlayedGame& game) { on_game(ref.name, a, game); };
+      match.play(uint64_t(done), uint64_t(chunk), tally, sink);
       done += chunk;
       StrengthEstimate e = strength_estimate(tally.score);
       char extra[96];

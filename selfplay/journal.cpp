@@ -15,9 +15,10 @@ namespace fuseki {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string record_line(const PlayedGame& g) {
+std::string record_line(const PlayedGame& g, const std::string& fields) {
   const GameRow& w = g.row;
-  return w.record + " # game=" + std::to_string(g.index) + " seed=" + std::to_string(w.seed) +
+  return w.record + " # " + (fields.empty() ? "" : fields + " ") +
+         "game=" + std::to_string(g.index) + " seed=" + std::to_string(w.seed) +
          " winner=" + winner_name(w.winner) + " reason=" + std::to_string(code(w.reason)) +
          " moves=" + std::to_string(w.play_moves);
 }

@@ -22,8 +22,9 @@ struct PlayedGame {
 };
 
 std::string journal_line(const PlayedGame& g);
-// The game as a text record line: the record, then "# game=... seed=... winner=... reason=...".
-std::string record_line(const PlayedGame& g);
+// The game as a text record line: the record, then "# game=... seed=... winner=... reason=...",
+// with `fields` ("key=value ...") first after the "#" where given.
+std::string record_line(const PlayedGame& g, const std::string& fields = {});
 // False for a torn or garbled line (a worker killed mid-write): the caller drops it.
 bool parse_journal_line(const std::string& line, PlayedGame& g);
 
