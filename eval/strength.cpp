@@ -1,14 +1,20 @@
 #include "eval/strength.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include "engine/match.h"
 #include "eval/placer_match.h"
 #include "io/atomic_file.h"
 #include "io/progress.h"
 #include "io/stop.h"
+#include "rules/record.h"
 #include "selfplay/king_table.h"
 
 namespace fuseki {
@@ -30,7 +36,11 @@ std::vector<OptionSection> strength_sections(StrengthSettings& s) {
                "The measured network places by its Gumbel search over this many candidate drops "
                "(self-play's search, value head one ply deep); 0: by its policy alone, as the "
                "site does")
-      .integer("threads", s.threads, 1, 1024, "Referee play-out threads")
+      .integer("threads", s.threads, 1, 1024, "Referee play-out threads (and judge threads)")
+      .text("judge", s.judge,
+            "Engine spec with its budget (e.g. fairy-stockfish:nodes=100000) that also evaluates "
+            "each game's move-41 position: the share of positions the network is ahead in, and "
+            "the referee's score by band; empty: none")
       .integer("batch", s.batch, 1, 65536, "Games placed together")
       .integer("max_moves", s.max_moves, 1, 100000, "Moves of ordinary play before a draw")
       .integer("every", s.every, 1, 1000000,
@@ -65,6 +75,103 @@ std::string strength_record_line(const std::string& reference, Color network,
       game, "reference=" + reference + " network=" + (network == BLACK ? "sente" : "gote"));
 }
 
+nlohmann::json judge_summary(const std::string& engine,
+                             const std::vector<std::pair<int, double>>& verdicts) {
+  std::vector<int> cps;
+  for (const auto& v : verdicts) cps.push_back(v.first);
+  std::sort(cps.begin(), cps.end());
+  auto share_above = [&](int cp) {
+    return cps.empty() ? 0.0
+                       : double(cps.end() - std::upper_bound(cps.begin(), cps.end(), cp)) /
+                             double(cps.size());
+  };
+  nlohmann::json bands = nlohmann::json::array();
+  const size_t edges = std::size(kJudgeEdges);
+  for (size_t b = 0; b <= edges; ++b) {
+    nlohmann::json from = b == 0 ? nlohmann::json() : nlohmann::json(kJudgeEdges[b - 1]);
+    nlohmann::json to = b == edges ? nlohmann::json() : nlohmann::json(kJudgeEdges[b]);
+    int games = 0;
+    double points = 0;
+    for (const auto& [cp, score] : verdicts)
+      if ((b == 0 || cp >= kJudgeEdges[b - 1]) && (b == edges || cp < kJudgeEdges[b])) {
+        ++games;
+        points += score;
+      }
+    bands.push_back(
+        {{"from", from}, {"to", to}, {"games", games}, {"score", games ? points / games : 0.0}});
+  }
+  return {{"engine", engine},
+          {"positions", cps.size()},
+          {"median_cp", cps.empty() ? 0 : cps[cps.size() / 2]},
+          {"ahead_600", share_above(600)},
+          {"ahead_1500", share_above(1500)},
+          {"bands", bands}};
+}
+
+namespace {
+
+// The position after placement of a measured game: its record up to ply 40 (the side choice
+// included).
+Game move41_game(const std::string& record, RuleSet rules, int max_moves) {
+  Position pos = Position::start(rules);
+  std::string prefix;
+  int plies = 0;
+  for (size_t at = 0; at < record.size() && plies < 40;) {
+    size_t end = std::min(record.find(' ', at), record.size());
+    std::string token = record.substr(at, end - at);
+    if (token.rfind("choose:", 0) != 0) ++plies;
+    prefix += (prefix.empty() ? "" : " ") + token;
+    at = end + 1;
+  }
+  play_record(pos, prefix);
+  return Game(pos, GameOptions{max_moves});
+}
+
+// The judge's centipawns for the network at move 41 of every game not decided there, with the
+// network's score in it.
+std::vector<std::pair<int, double>> judge_games(
+    std::vector<std::unique_ptr<Player>>& judges,
+    const std::vector<std::pair<Color, PlayedGame>>& games, RuleSet rules, int max_moves,
+    const std::string& label) {
+  std::vector<std::pair<Color, const PlayedGame*>> todo;
+  for (const auto& [colour, g] : games)
+    if (g.row.play_moves > 0 && (g.row.winner == Winner::Sente || g.row.winner == Winner::Gote ||
+                                 g.row.winner == Winner::Draw))
+      todo.emplace_back(colour, &g);
+  std::vector<std::optional<std::pair<int, double>>> out(todo.size());
+  Progress progress(label, todo.size());
+  std::atomic<size_t> next{0}, done{0};
+  auto work = [&](size_t t) {
+    Player& judge = *judges[t];
+    for (size_t i; !stop_requested() && (i = next++) < todo.size();) {
+      const auto& [colour, g] = todo[i];
+      Game game = move41_game(g->row.record, rules, max_moves);
+      judge.new_game(Rng::derive(g->row.seed, 41));
+      std::optional<int> cp = judge.evaluate(game);
+      if (cp) {
+        int mine = game.position().side_to_move() == colour ? *cp : -*cp;
+        Winner w = g->row.winner;
+        double score = w == Winner::Draw ? 0.5 : (w == Winner::Sente) == (colour == BLACK);
+        out[i] = std::make_pair(mine, score);
+      }
+      size_t n = ++done;
+      if (t == 0) progress.report(n, "", false);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < judges.size(); ++t) pool.emplace_back(work, t);
+  work(0);
+  for (auto& t : pool) t.join();
+  throw_if_stopped();
+  progress.report(todo.size(), "", true);
+  std::vector<std::pair<int, double>> verdicts;
+  for (const auto& v : out)
+    if (v) verdicts.push_back(*v);
+  return verdicts;
+}
+
+}  // namespace
+
 nlohmann::json measure_strength(const std::string& network, const StrengthSettings& settings,
                                 const StrengthSetup& setup, const StrengthGameSink& on_game) {
   if (settings.games < 2) throw std::runtime_error("strength.games: at least 2 (a pair)");
@@ -76,6 +183,15 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("strength.referee: ") + e.what());
   }
+  std::vector<std::unique_ptr<Player>> judges;
+  if (!settings.judge.empty()) try {
+      for (int t = 0; t < settings.threads; ++t) {
+        judges.push_back(make_player(settings.judge, engines, setup.rules));
+        judges.back()->prepare();
+      }
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string("strength.judge: ") + e.what());
+    }
   net::EvaluatorOptions eo;
   eo.device = setup.device;
   eo.precision = setup.precision;
@@ -111,10 +227,15 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
     PlacerMatch match(*measured.placer, *ref.placer, o);
     MatchTally tally;
     Progress progress("strength vs " + ref.name, uint64_t(2 * pairs));
+    std::vector<std::pair<Color, PlayedGame>> judged;
     for (int done = 0; done < pairs;) {
       int chunk = std::min(settings.batch, pairs - done);
       PlacerMatch::GameSink sink;
-      if (on_game) sink = [&](Color a, const PlayedGame& game) { on_game(ref.name, a, game); };
+      if (on_game || !judges.empty())
+        sink = [&](Color a, const PlayedGame& game) {
+          if (on_game) on_game(ref.name, a, game);
+          if (!judges.empty()) judged.emplace_back(a, game);
+        };
       match.play(uint64_t(done), uint64_t(chunk), tally, sink);
       done += chunk;
       StrengthEstimate e = strength_estimate(tally.score);
@@ -137,6 +258,10 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
                                     {"as_gote", tally.by_colour[WHITE].mean()},
                                     {"ruling41_won", tally.ruling41_won},
                                     {"ruling41_lost", tally.ruling41_lost}});
+    if (!judges.empty())
+      result["references"].back()["judge"] = judge_summary(
+          settings.judge,
+          judge_games(judges, judged, setup.rules, settings.max_moves, "judge vs " + ref.name));
   }
   return result;
 }
@@ -238,6 +363,24 @@ std::string strength_text(const nlohmann::json& result) {
                     r.at("as_sente").get<double>(), r.at("as_gote").get<double>(),
                     r.at("ruling41_won").get<int>(), r.at("ruling41_lost").get<int>());
       out += line;
+    }
+    if (r.contains("judge")) {
+      const auto& j = r.at("judge");
+      std::snprintf(line, sizeof(line),
+                    "  judged at move 41 by %s, %d positions: median %+d cp, ahead by over 600 cp "
+                    "in %.0f %%, over 1,500 in %.0f %%; the referee's score by band:",
+                    j.at("engine").get<std::string>().c_str(), j.at("positions").get<int>(),
+                    j.at("median_cp").get<int>(), 100 * j.at("ahead_600").get<double>(),
+                    100 * j.at("ahead_1500").get<double>());
+      out += line;
+      for (const auto& b : j.at("bands")) {
+        std::string from = b.at("from").is_null() ? "" : std::to_string(b.at("from").get<int>());
+        std::string to = b.at("to").is_null() ? "" : std::to_string(b.at("to").get<int>());
+        std::snprintf(line, sizeof(line), " [%s, %s) %.2f (%d)", from.c_str(), to.c_str(),
+                      b.at("score").get<double>(), b.at("games").get<int>());
+        out += line;
+      }
+      out += "\n";
     }
   }
   return out;

@@ -24,7 +24,10 @@ struct StrengthSettings {
   std::string references = "uniform";  // comma-separated: uniform, or checkpoint files
   double temperature = 0.5;            // of the measured network's drops
   int search_k = 0;  // > 0: the measured network places by its Gumbel search over k candidates
-  int threads = 2;   // referee play-out threads
+  int threads = 2;   // referee play-out threads (and judge threads)
+  // An engine spec with its budget that also evaluates each game's move-41 position (the
+  // placement's own result, apart from the referee's play); empty: none.
+  std::string judge;
   int batch = 64;
   int max_moves = 320;
   int every = 1;  // a run: every Nth generation (and every accepted one); eval strength: unused
@@ -53,6 +56,15 @@ using StrengthGameSink =
     std::function<void(const std::string& reference, Color network, const PlayedGame& game)>;
 nlohmann::json measure_strength(const std::string& network, const StrengthSettings& settings,
                                 const StrengthSetup& setup, const StrengthGameSink& on_game = {});
+// The judge's bands of the network's centipawns at move 41: below the first edge, between
+// consecutive edges, above the last.
+inline constexpr int kJudgeEdges[] = {-600, 0, 600, 1500, 3000};
+// The judge's verdicts on one reference's games: (the network's centipawns at move 41, its
+// score in the game) for every game played on from move 41, summarised for the result JSON:
+// {"engine", "positions", "median_cp", "ahead_600", "ahead_1500", "bands": [{"from", "to",
+// "games", "score"}]} (from/to null where open).
+nlohmann::json judge_summary(const std::string& engine,
+                             const std::vector<std::pair<int, double>>& verdicts);
 // A measured game as a line of text: its record, then "# reference=... network=sente|gote" and
 // record_line's game, seed, winner, reason and moves.
 std::string strength_record_line(const std::string& reference, Color network,

@@ -63,6 +63,26 @@ grep -q '^eval strength: .*seed 1, placing by its search over 4 candidates)' "$d
 /usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["search_k"] == 4 and r["references"][0]["games"] + r["references"][0]["void"] == 8, r' "$dir/k.json" ||
   fail "search_k not recorded"
 
+# --judge: each game's move-41 position evaluated by another engine, the games not decided at
+# move 41 counted into bands that hold them all, with the referee's score in each.
+"$bin" eval strength --network "$net" --games 16 --referee builtin:nodes=60 \
+  --judge builtin:nodes=200 --out "$dir/j.json" >"$dir/out" 2>"$dir/err"
+grep -q '^  judged at move 41 by builtin:nodes=200, [0-9]* positions: median [-+][0-9]* cp' \
+  "$dir/out" || fail "no judge line: $(cat "$dir/out")"
+grep -q 'judge vs uniform: ' "$dir/err" || fail "no judge progress: $(tail -3 "$dir/err")"
+/usr/bin/python3 - "$dir/j.json" <<'PY'
+import json, sys
+x = json.load(open(sys.argv[1]))["references"][0]
+j = x["judge"]
+decided = x["ruling41_won"] + x["ruling41_lost"]
+assert 0 < j["positions"] <= x["games"] - decided, (j, x)
+bands = j["bands"]
+assert sum(b["games"] for b in bands) == j["positions"], j
+assert [b["to"] for b in bands[:-1]] == [b["from"] for b in bands[1:]] == [-600, 0, 600, 1500, 3000], j
+assert bands[0]["from"] is None and bands[-1]["to"] is None, j
+assert all(0 <= b["score"] <= 1 for b in bands) and 0 <= j["ahead_1500"] <= j["ahead_600"] <= 1, j
+PY
+expect_error "strength.judge" "$bin" eval strength --network "$net" --judge "builtin:nodes=x" --games 2
 expect_error "unknown reference 'gen-7'" "$bin" eval strength --network "$net" --references gen-7 --games 2
 expect_error "strength.referee" "$bin" eval strength --network "$net" --referee "builtin:nodes=x" --games 2
 head -c 100 "$net" >"$dir/cut.ckpt"
