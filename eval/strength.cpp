@@ -76,7 +76,7 @@ std::string strength_record_line(const std::string& reference, Color network,
 }
 
 nlohmann::json judge_summary(const std::string& engine,
-                             const std::vector<std::pair<int, double>>& verdicts) {
+                             const std::vector<std::pair<int, double>>& verdicts, int failed) {
   std::vector<int> cps;
   for (const auto& v : verdicts) cps.push_back(v.first);
   std::sort(cps.begin(), cps.end());
@@ -102,6 +102,7 @@ nlohmann::json judge_summary(const std::string& engine,
   }
   return {{"engine", engine},
           {"positions", cps.size()},
+          {"failed", failed},
           {"median_cp", cps.empty() ? 0 : cps[cps.size() / 2]},
           {"ahead_600", share_above(600)},
           {"ahead_1500", share_above(1500)},
@@ -129,10 +130,9 @@ Game move41_game(const std::string& record, RuleSet rules, int max_moves) {
 
 // The judge's centipawns for the network at move 41 of every game not decided there, with the
 // network's score in it.
-std::vector<std::pair<int, double>> judge_games(
-    std::vector<std::unique_ptr<Player>>& judges,
-    const std::vector<std::pair<Color, PlayedGame>>& games, RuleSet rules, int max_moves,
-    const std::string& label) {
+nlohmann::json judge_games(std::vector<std::unique_ptr<Player>>& judges,
+                           const std::vector<std::pair<Color, PlayedGame>>& games, RuleSet rules,
+                           int max_moves, const std::string& label, const std::string& engine) {
   std::vector<std::pair<Color, const PlayedGame*>> todo;
   for (const auto& [colour, g] : games)
     if (g.row.play_moves > 0 && (g.row.winner == Winner::Sente || g.row.winner == Winner::Gote ||
@@ -167,7 +167,7 @@ std::vector<std::pair<int, double>> judge_games(
   std::vector<std::pair<int, double>> verdicts;
   for (const auto& v : out)
     if (v) verdicts.push_back(*v);
-  return verdicts;
+  return judge_summary(engine, verdicts, int(out.size() - verdicts.size()));
 }
 
 }  // namespace
@@ -259,9 +259,8 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
                                     {"ruling41_won", tally.ruling41_won},
                                     {"ruling41_lost", tally.ruling41_lost}});
     if (!judges.empty())
-      result["references"].back()["judge"] = judge_summary(
-          settings.judge,
-          judge_games(judges, judged, setup.rules, settings.max_moves, "judge vs " + ref.name));
+      result["references"].back()["judge"] = judge_games(
+          judges, judged, setup.rules, settings.max_moves, "judge vs " + ref.name, settings.judge);
   }
   return result;
 }
@@ -367,11 +366,12 @@ std::string strength_text(const nlohmann::json& result) {
     if (r.contains("judge")) {
       const auto& j = r.at("judge");
       std::snprintf(line, sizeof(line),
-                    "  judged at move 41 by %s, %d positions: median %+d cp, ahead by over 600 cp "
-                    "in %.0f %%, over 1,500 in %.0f %%; the referee's score by band:",
+                    "  judged at move 41 by %s, %d positions (%d not: the engine failed): median "
+                    "%+d cp, ahead by over 600 cp in %.0f %%, over 1,500 in %.0f %%; the referee's "
+                    "score by band:",
                     j.at("engine").get<std::string>().c_str(), j.at("positions").get<int>(),
-                    j.at("median_cp").get<int>(), 100 * j.at("ahead_600").get<double>(),
-                    100 * j.at("ahead_1500").get<double>());
+                    j.value("failed", 0), j.at("median_cp").get<int>(),
+                    100 * j.at("ahead_600").get<double>(), 100 * j.at("ahead_1500").get<double>());
       out += line;
       for (const auto& b : j.at("bands")) {
         std::string from = b.at("from").is_null() ? "" : std::to_string(b.at("from").get<int>());

@@ -60,11 +60,12 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
 // consecutive edges, above the last.
 inline constexpr int kJudgeEdges[] = {-600, 0, 600, 1500, 3000};
 // The judge's verdicts on one reference's games: (the network's centipawns at move 41, its
-// score in the game) for every game played on from move 41, summarised for the result JSON:
-// {"engine", "positions", "median_cp", "ahead_600", "ahead_1500", "bands": [{"from", "to",
-// "games", "score"}]} (from/to null where open).
+// score in the game) for every game played on from move 41 and judged, and the number the
+// engine failed on, summarised for the result JSON: {"engine", "positions", "failed",
+// "median_cp", "ahead_600", "ahead_1500", "bands": [{"from", "to", "games", "score"}]} (from/to
+// null where open).
 nlohmann::json judge_summary(const std::string& engine,
-                             const std::vector<std::pair<int, double>>& verdicts);
+                             const std::vector<std::pair<int, double>>& verdicts, int failed);
 // A measured game as a line of text: its record, then "# reference=... network=sente|gote" and
 // record_line's game, seed, winner, reason and moves.
 std::string strength_record_line(const std::string& reference, Color network,

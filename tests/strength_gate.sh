@@ -67,7 +67,7 @@ grep -q '^eval strength: .*seed 1, placing by its search over 4 candidates)' "$d
 # move 41 counted into bands that hold them all, with the referee's score in each.
 "$bin" eval strength --network "$net" --games 16 --referee builtin:nodes=60 \
   --judge builtin:nodes=200 --out "$dir/j.json" >"$dir/out" 2>"$dir/err"
-grep -q '^  judged at move 41 by builtin:nodes=200, [0-9]* positions: median [-+][0-9]* cp' \
+grep -q '^  judged at move 41 by builtin:nodes=200, [0-9]* positions (0 not: the engine failed): median [-+][0-9]* cp' \
   "$dir/out" || fail "no judge line: $(cat "$dir/out")"
 grep -q 'judge vs uniform: ' "$dir/err" || fail "no judge progress: $(tail -3 "$dir/err")"
 /usr/bin/python3 - "$dir/j.json" <<'PY'
@@ -75,7 +75,7 @@ import json, sys
 x = json.load(open(sys.argv[1]))["references"][0]
 j = x["judge"]
 decided = x["ruling41_won"] + x["ruling41_lost"]
-assert 0 < j["positions"] <= x["games"] - decided, (j, x)
+assert 0 < j["positions"] <= x["games"] - decided and j["failed"] == 0, (j, x)
 bands = j["bands"]
 assert sum(b["games"] for b in bands) == j["positions"], j
 assert [b["to"] for b in bands[:-1]] == [b["from"] for b in bands[1:]] == [-600, 0, 600, 1500, 3000], j
