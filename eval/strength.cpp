@@ -128,29 +128,30 @@ Game move41_game(const std::string& record, RuleSet rules, int max_moves) {
   return Game(pos, GameOptions{max_moves});
 }
 
-// The judge's centipawns for the network at move 41 of every game not decided there, with the
-// network's score in it.
+// The judge's summary (judge_summary) of one reference's games: the network's centipawns at
+// move 41 of every game not decided there, with the network's score in it. `games`: the
+// network's colour and the game's row (its record, seed and result).
 nlohmann::json judge_games(std::vector<std::unique_ptr<Player>>& judges,
-                           const std::vector<std::pair<Color, PlayedGame>>& games, RuleSet rules,
+                           const std::vector<std::pair<Color, GameRow>>& games, RuleSet rules,
                            int max_moves, const std::string& label, const std::string& engine) {
-  std::vector<std::pair<Color, const PlayedGame*>> todo;
-  for (const auto& [colour, g] : games)
-    if (g.row.play_moves > 0 && (g.row.winner == Winner::Sente || g.row.winner == Winner::Gote ||
-                                 g.row.winner == Winner::Draw))
-      todo.emplace_back(colour, &g);
+  std::vector<std::pair<Color, const GameRow*>> todo;
+  for (const auto& [colour, row] : games)
+    if (row.play_moves > 0 &&
+        (row.winner == Winner::Sente || row.winner == Winner::Gote || row.winner == Winner::Draw))
+      todo.emplace_back(colour, &row);
   std::vector<std::optional<std::pair<int, double>>> out(todo.size());
   Progress progress(label, todo.size());
   std::atomic<size_t> next{0}, done{0};
   auto work = [&](size_t t) {
     Player& judge = *judges[t];
     for (size_t i; !stop_requested() && (i = next++) < todo.size();) {
-      const auto& [colour, g] = todo[i];
-      Game game = move41_game(g->row.record, rules, max_moves);
-      judge.new_game(Rng::derive(g->row.seed, 41));
+      const auto& [colour, row] = todo[i];
+      Game game = move41_game(row->record, rules, max_moves);
+      judge.new_game(Rng::derive(row->seed, 41));
       std::optional<int> cp = judge.evaluate(game);
       if (cp) {
         int mine = game.position().side_to_move() == colour ? *cp : -*cp;
-        Winner w = g->row.winner;
+        Winner w = row->winner;
         double score = w == Winner::Draw ? 0.5 : (w == Winner::Sente) == (colour == BLACK);
         out[i] = std::make_pair(mine, score);
       }
@@ -227,14 +228,14 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
     PlacerMatch match(*measured.placer, *ref.placer, o);
     MatchTally tally;
     Progress progress("strength vs " + ref.name, uint64_t(2 * pairs));
-    std::vector<std::pair<Color, PlayedGame>> judged;
+    std::vector<std::pair<Color, GameRow>> judged;  // the rows alone: decisions not kept
     for (int done = 0; done < pairs;) {
       int chunk = std::min(settings.batch, pairs - done);
       PlacerMatch::GameSink sink;
       if (on_game || !judges.empty())
         sink = [&](Color a, const PlayedGame& game) {
           if (on_game) on_game(ref.name, a, game);
-          if (!judges.empty()) judged.emplace_back(a, game);
+          if (!judges.empty()) judged.emplace_back(a, game.row);
         };
       match.play(uint64_t(done), uint64_t(chunk), tally, sink);
       done += chunk;
