@@ -329,9 +329,11 @@ void run_selfplay(const RunConfig& c, const RunPaths& paths, int g, const KingPa
           uint64_t d = ++done;
           char extra[160];
           double secs = std::max(now_seconds() - started, 1e-9);
-          std::snprintf(extra, sizeof(extra), "%.0f decisions/s, batch fill %.0f%%",
+          // Positions a forward pass: up to selfplay.batch for the policy; a search's passes
+          // also hold its candidates' children (up to batch x (search_k + 1)).
+          std::snprintf(extra, sizeof(extra), "%.0f decisions/s, %.0f positions a pass",
                         double(decisions.load()) / secs,
-                        passes ? 100.0 * double(positions) / double(passes) / c.batch : 0.0);
+                        passes ? double(positions) / double(passes) : 0.0);
           progress.report(d - already, extra);
         });
         writer->flush();
