@@ -19,6 +19,14 @@ std::string num(double v) {
 
 }  // namespace
 
+double tick_step(double span, int intervals) {
+  if (!(span > 0) || intervals < 1) return 1;
+  double raw = span / intervals;
+  double unit = std::pow(10.0, std::floor(std::log10(raw)));
+  double m = raw / unit;
+  return (m < 1.5 ? 1 : m < 3 ? 2 : m < 7 ? 5 : 10) * unit;
+}
+
 std::string html_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -53,6 +61,11 @@ std::string line_chart_svg(const std::string& title, const std::string& x_label,
   if (!std::isfinite(x0)) x0 = 0, x1 = 1, y0 = 0, y1 = 1;
   if (x1 == x0) x1 = x0 + 1;
   if (y1 == y0) y1 = y0 + 1, y0 -= 1;
+  // Ticks at round values: the y range widened to whole steps, the x range kept (its ticks are
+  // the steps' multiples inside it).
+  const double ys = tick_step(y1 - y0, 4), xs = tick_step(x1 - x0, 5);
+  y0 = std::floor(y0 / ys + 1e-9) * ys;
+  y1 = std::ceil(y1 / ys - 1e-9) * ys;
   const double left = 60, right = 150, top = 30, bottom = 40;
   double pw = width - left - right, ph = height - top - bottom;
   auto px = [&](double x) { return left + (x - x0) / (x1 - x0) * pw; };
@@ -64,13 +77,15 @@ std::string line_chart_svg(const std::string& title, const std::string& x_label,
     << "<text x=\"" << left << "\" y=\"18\" font-size=\"13\">" << html_escape(title) << "</text>\n"
     << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph
     << "\" fill=\"none\" stroke=\"#888\"/>\n";
-  for (int i = 0; i <= 4; ++i) {
-    double y = y0 + (y1 - y0) * i / 4, x = x0 + (x1 - x0) * i / 4;
+  for (double k = std::round(y0 / ys); k * ys <= y1 + ys * 1e-6; ++k) {
+    double y = k * ys + 0.0;  // + 0.0: no "-0"
     o << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << py(y) << "\" y2=\""
       << py(y) << "\" stroke=\"#eee\"/><text x=\"" << left - 6 << "\" y=\"" << py(y) + 4
-      << "\" text-anchor=\"end\">" << num(y) << "</text>\n<text x=\"" << px(x) << "\" y=\""
-      << top + ph + 16 << "\" text-anchor=\"middle\">" << num(x) << "</text>\n";
+      << "\" text-anchor=\"end\">" << num(y) << "</text>\n";
   }
+  for (double k = std::ceil(x0 / xs - 1e-9); k * xs <= x1 + xs * 1e-6; ++k)
+    o << "<text x=\"" << px(k * xs + 0.0) << "\" y=\"" << top + ph + 16
+      << "\" text-anchor=\"middle\">" << num(k * xs + 0.0) << "</text>\n";
   o << "<text x=\"" << left + pw / 2 << "\" y=\"" << height - 6 << "\" text-anchor=\"middle\">"
     << html_escape(x_label) << "</text>\n";
   for (size_t i = 0; i < series.size(); ++i) {
