@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "engine/match.h"
+#include "engine/outcome.h"
 #include "eval/placer_match.h"
 #include "io/atomic_file.h"
 #include "io/progress.h"
@@ -136,9 +137,7 @@ nlohmann::json judge_games(std::vector<std::unique_ptr<Player>>& judges,
                            int max_moves, const std::string& label, const std::string& engine) {
   std::vector<std::pair<Color, const GameRow*>> todo;
   for (const auto& [colour, row] : games)
-    if (row.play_moves > 0 &&
-        (row.winner == Winner::Sente || row.winner == Winner::Gote || row.winner == Winner::Draw))
-      todo.emplace_back(colour, &row);
+    if (row.play_moves > 0 && scored(row.winner)) todo.emplace_back(colour, &row);
   std::vector<std::optional<std::pair<int, double>>> out(todo.size());
   Progress progress(label, todo.size());
   std::atomic<size_t> next{0}, done{0};
@@ -151,9 +150,7 @@ nlohmann::json judge_games(std::vector<std::unique_ptr<Player>>& judges,
       std::optional<int> cp = judge.evaluate(game);
       if (cp) {
         int mine = game.position().side_to_move() == colour ? *cp : -*cp;
-        Winner w = row->winner;
-        double score = w == Winner::Draw ? 0.5 : (w == Winner::Sente) == (colour == BLACK);
-        out[i] = std::make_pair(mine, score);
+        out[i] = std::make_pair(mine, score_of(row->winner, colour));
       }
       size_t n = ++done;
       if (t == 0) progress.report(n, "", false);
