@@ -66,8 +66,18 @@ std::string line_chart_svg(const std::string& title, const std::string& x_label,
   const double ys = tick_step(y1 - y0, 4), xs = tick_step(x1 - x0, 5);
   y0 = std::floor(y0 / ys + 1e-9) * ys;
   y1 = std::ceil(y1 / ys - 1e-9) * ys;
-  const double left = 60, right = 150, top = 30, bottom = 40;
-  double pw = width - left - right, ph = height - top - bottom;
+  // The legend column right of the plot is as wide as its longest name (about 6.5 px a character
+  // at 11 px): a longer name widens the picture instead of running off it; the plot keeps its size.
+  size_t longest = 0;
+  for (const Series& s : series) {
+    size_t chars = 0;
+    for (unsigned char c : s.name) chars += (c & 0xC0) != 0x80;  // UTF-8 code points
+    longest = std::max(longest, chars);
+  }
+  const double left = 60, top = 30, bottom = 40;
+  const double right = std::max(150.0, std::ceil(34 + 6.5 * double(longest) + 10));
+  double pw = width - left - 150, ph = height - top - bottom;
+  width = int(left + pw + right);
   auto px = [&](double x) { return left + (x - x0) / (x1 - x0) * pw; };
   auto py = [&](double y) { return top + (1 - (y - y0) / (y1 - y0)) * ph; };
   std::ostringstream o;

@@ -62,5 +62,20 @@ TEST(Chart, AConstantSeriesStillHasARange) {
   EXPECT_GE(y.back(), 5);
 }
 
+TEST(Chart, ALongLegendNameWidensThePicture) {
+  Series a{"short", {{0, 1}, {1, 2}}, {}};
+  Series b{"against uniform, the referee\u2019s results", {{0, 2}, {1, 1}}, {}};
+  auto width_of = [](const std::string& svg) {
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(svg, m, std::regex("<svg [^>]*width=\"([0-9]+)\"")));
+    return m.empty() ? 0 : std::stoi(m[1].str());
+  };
+  EXPECT_EQ(width_of(line_chart_svg("t", "x", {a}, 800, 400)), 800);
+  std::string svg = line_chart_svg("t", "x", {a, b}, 800, 400);
+  // 38 characters from x = 684 (the plot is still 60..650): at least 6 px each.
+  EXPECT_GE(width_of(svg), 684 + 38 * 6);
+  EXPECT_NE(svg.find("<rect x=\"60\" y=\"30\" width=\"590\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fuseki
