@@ -88,15 +88,23 @@ void UsiEngine::start() {
   from_engine_ = out[0];
   buffer_.clear();
   ++starts_;
+  games_ = 0;
   send("usi");
   std::vector<std::string> lines;
   read_until("usiok", config_.startup_timeout, &lines);
   advertised_.clear();
-  for (const std::string& l : lines)
+  reset_option_ = config_.reset_option;
+  for (const std::string& l : lines) {
     if (l.rfind("option name ", 0) == 0) {
       size_t end = l.find(" type ", 12);
       advertised_[l.substr(12, end == std::string::npos ? end : end - 12)] = l;
     }
+    // The Stockfish family given as usi:PATH resets as the named engine does, not by a new
+    // process (about 0.3 s for Fairy-Stockfish, against 10 ms).
+    if (reset_option_.empty() && l.rfind("id name ", 0) == 0 &&
+        l.find("Stockfish") != std::string::npos)
+      reset_option_ = "Threads";
+  }
   // Options an engine does not have are ignored by it in silence: refuse them here (an engine
   // that advertises no option at all gets them as given, as do the protocol's own USI_Hash and
   // USI_Ponder, which engines need not advertise).
@@ -241,7 +249,28 @@ UsiPerft UsiEngine::perft(const std::string& sfen, int depth, double timeout) {
 }
 
 void UsiEngine::new_game() {
-  if (!running()) start();
+  if (!running()) {
+    start();
+  } else if (games_ > 0 && (config_.nodes > 0 || config_.depth > 0) && config_.movetime_ms == 0) {
+    // The option's configured value, else the engine's default ("option name N type spin
+    // default V ..."); without either, a new process.
+    std::string value;
+    auto advertised = advertised_.find(reset_option_);
+    if (!reset_option_.empty() && advertised != advertised_.end()) {
+      for (auto& [name, v] : config_.options)
+        if (name == reset_option_) value = v;
+      std::istringstream in(advertised->second);
+      for (std::string word; value.empty() && in >> word;)
+        if (word == "default") in >> value;
+    }
+    if (value.empty()) {
+      start();
+      ++renewals_;
+    } else {
+      send("setoption name " + reset_option_ + " value " + value);
+    }
+  }
+  ++games_;
   send("usinewgame");
   send("isready");
   read_until("readyok", config_.startup_timeout);

@@ -29,6 +29,13 @@ struct UsiConfig {
   int movetime_ms = 0;      // go btime 0 wtime 0 byoyomi T
   double move_timeout = 0;  // seconds before a search counts as hung; 0: 10 s + 3 x movetime
   double startup_timeout = 15;
+  // Sending this option again (its configured value, else the engine's default) clears every
+  // cache the engine's search keeps, as a new process would start: Fairy-Stockfish's `Threads`
+  // rebuilds its search threads with their tables, which `usinewgame` leaves. Empty: before each
+  // game after its first, the process is started again; an engine whose "id name" names
+  // Stockfish gets Threads. Either way only for a search limited by nodes or depth, which can
+  // repeat itself; a timed search never does.
+  std::string reset_option;
 };
 
 struct EngineError : std::runtime_error {
@@ -53,6 +60,8 @@ class UsiEngine {
   void start();  // spawn, usi/usiok, options, isready/readyok
   void stop();   // quit, then kill if it lingers; safe to call twice
   bool running() const { return pid_ > 0; }
+  // usinewgame; a process that has played a game since it started is first reset (see
+  // UsiConfig::reset_option), so a game does not depend on the games played before it.
   void new_game();
   // position + go; returns the bestmove token ("7g7f", "resign", "win").
   std::string best_move(const std::string& position_command);
@@ -63,6 +72,8 @@ class UsiEngine {
   UsiPerft perft(const std::string& sfen, int depth, double timeout = 600);
   const UsiConfig& config() const { return config_; }
   int starts() const { return starts_; }
+  // Starts made to begin a game afresh, not to recover from a failure.
+  int renewals() const { return renewals_; }
 
  private:
   void send(const std::string& line);
@@ -77,8 +88,10 @@ class UsiEngine {
   pid_t pid_ = -1;
   int to_engine_ = -1, from_engine_ = -1;
   std::string buffer_;
-  int starts_ = 0;
+  int starts_ = 0, renewals_ = 0;
+  int games_ = 0;                                  // games begun since the process started
   std::map<std::string, std::string> advertised_;  // option name -> its "option name" line
+  std::string reset_option_;  // config_.reset_option, or the one its "id name" implies
 };
 
 // A USI engine as a player. A failure stops the process (the next decision restarts it) and is
@@ -93,7 +106,10 @@ class UsiPlayer : public Player {
   void new_game(uint64_t seed) override;
   Decision decide(const Game& game) override;
   std::optional<int> evaluate(const Game& game) override;
-  int restarts() const { return engine_.starts() > 0 ? engine_.starts() - 1 : 0; }
+  // Starts after a failure.
+  int restarts() const {
+    return engine_.starts() > 0 ? engine_.starts() - 1 - engine_.renewals() : 0;
+  }
 
  private:
   UsiEngine engine_;

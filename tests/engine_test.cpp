@@ -7,7 +7,9 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "engine/match.h"
 #include "rules/record.h"
@@ -347,6 +349,71 @@ TEST(UsiEngines, FairyStockfishPlaysGamesToTheEnd) {
                       : play_game(post_placement_game(seed), builtin, *fsf, seed);
     EXPECT_NE(g.winner(), Winner::Void) << g.note();
     EXPECT_NE(g.reason(), Reason::IllegalMove) << g.record();
+  }
+}
+
+// Between games a process that can repeat its searches (nodes or depth) is reset: by its reset
+// option when it has one, else by a new process; a timed search is left alone.
+TEST(UsiGames, EachGameAfterTheFirstStartsFromAFreshEngine) {
+  std::string log =
+      std::filesystem::temp_directory_path() / ("fusekilab_log_" + std::to_string(getpid()));
+  auto commands = [&](UsiConfig c) {
+    std::filesystem::remove(log);
+    c.args = {log};
+    UsiEngine e(c);
+    for (int game = 0; game < 3; ++game) {
+      e.new_game();
+      e.best_move("position startpos");
+    }
+    e.stop();
+    std::ifstream in(log);
+    std::string all, line;
+    while (std::getline(in, line))
+      if (line != "isready" && line != "quit") all += line + "; ";
+    std::filesystem::remove(log);
+    return std::make_pair(all, e.renewals());
+  };
+  std::string game = "usinewgame; position startpos; go nodes 100; ";
+  UsiConfig c = script("log.sh");
+  c.reset_option = "Threads";
+  EXPECT_EQ(commands(c), std::make_pair("usi; " + game + "setoption name Threads value 1; " + game +
+                                            "setoption name Threads value 1; " + game,
+                                        0));
+  c.options = {{"Threads", "3"}};  // the configured value, not the default
+  EXPECT_EQ(commands(c).first, "usi; setoption name Threads value 3; " + game +
+                                   "setoption name Threads value 3; " + game +
+                                   "setoption name Threads value 3; " + game);
+  c.options.clear();
+  c.reset_option.clear();  // no reset option: a new process for each game
+  EXPECT_EQ(commands(c), std::make_pair("usi; " + game + "usi; " + game + "usi; " + game, 2));
+  c.nodes = 0;
+  c.movetime_ms = 50;  // timed: nothing to repeat, the process plays on
+  std::string timed = "usinewgame; position startpos; go btime 0 wtime 0 byoyomi 50; ";
+  EXPECT_EQ(commands(c), std::make_pair("usi; " + timed + timed + timed, 0));
+}
+
+// A game played by an engine process must not depend on the games that process played before:
+// a seed fixes a game however the games are shared among threads. `usinewgame` alone does not
+// do it for Fairy-Stockfish (its search threads keep caches across games).
+TEST(UsiEngines, AGameDoesNotDependOnTheGamesPlayedBeforeIt) {
+  if (!have_program("fairy-stockfish")) GTEST_SKIP() << "fairy-stockfish not installed";
+  EngineRegistry reg = default_engines();
+  auto sente = make_player("fairy-stockfish:nodes=500", reg);
+  auto gote = make_player("fairy-stockfish:nodes=500", reg);
+  std::vector<std::string> in_turn;
+  for (uint64_t seed = 1; seed <= 8; ++seed)
+    in_turn.push_back(play_game(post_placement_game(seed * 10), *sente, *gote, seed).record());
+  for (uint64_t seed = 8; seed >= 1; --seed) {
+    auto fresh_sente = make_player("fairy-stockfish:nodes=500", reg);
+    auto fresh_gote = make_player("fairy-stockfish:nodes=500", reg);
+    Game alone = play_game(post_placement_game(seed * 10), *fresh_sente, *fresh_gote, seed);
+    EXPECT_NE(alone.winner(), Winner::Void) << alone.note();
+    std::istringstream a(alone.record()), b(in_turn[seed - 1]);
+    std::string x, y;
+    int ply = 0;
+    while (a >> x && b >> y && x == y) ++ply;
+    EXPECT_EQ(alone.record(), in_turn[seed - 1])
+        << "game " << seed << " played alone and after others differs at token " << ply;
   }
 }
 
