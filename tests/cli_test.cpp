@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -169,6 +170,20 @@ TEST(CliPlay, ThreadsChangeNothingButSpeed) {
       "builtin:nodes=300:noise=20 --format jsonl --quiet";
   Result one = run_stdout(args + " --threads 1");
   Result two = run_stdout(args + " --threads 3");
+  EXPECT_EQ(one.code, 0);
+  EXPECT_EQ(one.out, two.out);
+}
+
+// The same with a USI engine, whose processes each play many games (docs/engine.md, "Games do
+// not depend on each other").
+TEST(CliPlay, ThreadsChangeNothingWithAUsiEngine) {
+  if (std::system("command -v fairy-stockfish >/dev/null || test -x /usr/games/fairy-stockfish"))
+    GTEST_SKIP() << "fairy-stockfish not installed";
+  std::string args =
+      "play --games 16 --seed 5 --sente fairy-stockfish:nodes=1000 --gote "
+      "fairy-stockfish:nodes=1000 --format jsonl --quiet";
+  Result one = run_stdout(args + " --threads 1");
+  Result two = run_stdout(args + " --threads 2");
   EXPECT_EQ(one.code, 0);
   EXPECT_EQ(one.out, two.out);
 }
