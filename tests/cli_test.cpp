@@ -164,14 +164,20 @@ TEST(CliJudge, MovesAfterTheEndAreAnError) {
   EXPECT_EQ(r.code, 2);
 }
 
-TEST(CliPlay, ThreadsChangeNothingButSpeed) {
-  std::string args =
-      "play --games 6 --seed 4 --sente builtin:nodes=300:noise=20 --gote "
-      "builtin:nodes=300:noise=20 --format jsonl --quiet";
+namespace {
+// `play` with the engine `spec` on both sides: the same games with one thread and with `threads`.
+void expect_threads_change_nothing(const std::string& spec, int games, int threads) {
+  std::string args = "play --games " + std::to_string(games) + " --seed 5 --sente " + spec +
+                     " --gote " + spec + " --format jsonl --quiet";
   Result one = run_stdout(args + " --threads 1");
-  Result two = run_stdout(args + " --threads 3");
+  Result more = run_stdout(args + " --threads " + std::to_string(threads));
   EXPECT_EQ(one.code, 0);
-  EXPECT_EQ(one.out, two.out);
+  EXPECT_EQ(one.out, more.out);
+}
+}  // namespace
+
+TEST(CliPlay, ThreadsChangeNothingButSpeed) {
+  expect_threads_change_nothing("builtin:nodes=300:noise=20", 6, 3);
 }
 
 // The same with a USI engine, whose processes each play many games (docs/engine.md, "Games do
@@ -179,11 +185,5 @@ TEST(CliPlay, ThreadsChangeNothingButSpeed) {
 TEST(CliPlay, ThreadsChangeNothingWithAUsiEngine) {
   if (std::system("command -v fairy-stockfish >/dev/null || test -x /usr/games/fairy-stockfish"))
     GTEST_SKIP() << "fairy-stockfish not installed";
-  std::string args =
-      "play --games 16 --seed 5 --sente fairy-stockfish:nodes=1000 --gote "
-      "fairy-stockfish:nodes=1000 --format jsonl --quiet";
-  Result one = run_stdout(args + " --threads 1");
-  Result two = run_stdout(args + " --threads 2");
-  EXPECT_EQ(one.code, 0);
-  EXPECT_EQ(one.out, two.out);
+  expect_threads_change_nothing("fairy-stockfish:nodes=1000", 16, 2);
 }
