@@ -74,9 +74,9 @@ std::string line_chart_svg(const std::string& title, const std::string& x_label,
     for (unsigned char c : s.name) chars += (c & 0xC0) != 0x80;  // UTF-8 code points
     longest = std::max(longest, chars);
   }
-  const double left = 60, top = 30, bottom = 40;
-  const double right = std::max(150.0, std::ceil(34 + 6.5 * double(longest) + 10));
-  double pw = width - left - 150, ph = height - top - bottom;
+  const double left = 60, top = 30, bottom = 40, least_right = 150;  // `width` has least_right
+  const double right = std::max(least_right, std::ceil(34 + 6.5 * double(longest) + 10));
+  double pw = width - left - least_right, ph = height - top - bottom;
   width = int(left + pw + right);
   auto px = [&](double x) { return left + (x - x0) / (x1 - x0) * pw; };
   auto py = [&](double y) { return top + (1 - (y - y0) / (y1 - y0)) * ph; };
