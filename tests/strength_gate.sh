@@ -50,6 +50,11 @@ for n, line in enumerate(lines):
         assert j["ply"] == 40 + int(f["moves"]), (j, f)
 assert set(seen.values()) == {12} and len(seen) == 4, seen
 PY
+# A seed fixes every game whatever the thread count: with one thread, the same games.
+"$bin" eval strength --network "$net" --references "uniform, $net" --games 24 \
+  --referee builtin:nodes=60 --threads 1 --records "$dir/s1.records" >/dev/null 2>&1 ||
+  fail "eval strength --threads 1 failed"
+cmp -s "$dir/s.records" "$dir/s1.records" || fail "other games with one referee thread than with two"
 grep -q '^  as Sente [01]\.[0-9]*, as Gote [01]\.[0-9]*; the move-41 ruling: won [0-9]* as Sente' \
   "$dir/out" || fail "no colour line: $(cat "$dir/out")"
 grep -q 'strength vs uniform: 24/24' "$dir/err" || fail "no progress line: $(tail -3 "$dir/err")"
