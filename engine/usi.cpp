@@ -105,6 +105,17 @@ void UsiEngine::start() {
         l.find("Stockfish") != std::string::npos)
       reset_option_ = "Threads";
   }
+  // The reset option's configured value, else the engine's default ("option name N type spin
+  // default V ..."); without either, games after the first get a new process.
+  reset_value_.clear();
+  if (auto it = advertised_.find(reset_option_);
+      !reset_option_.empty() && it != advertised_.end()) {
+    for (auto& [name, v] : config_.options)
+      if (name == reset_option_) reset_value_ = v;
+    std::istringstream in(it->second);
+    for (std::string word; reset_value_.empty() && in >> word;)
+      if (word == "default") in >> reset_value_;
+  }
   // Options an engine does not have are ignored by it in silence: refuse them here (an engine
   // that advertises no option at all gets them as given, as do the protocol's own USI_Hash and
   // USI_Ponder, which engines need not advertise).
@@ -252,22 +263,11 @@ void UsiEngine::new_game() {
   if (!running()) {
     start();
   } else if (games_ > 0 && (config_.nodes > 0 || config_.depth > 0) && config_.movetime_ms == 0) {
-    // The option's configured value, else the engine's default ("option name N type spin
-    // default V ..."); without either, a new process.
-    std::string value;
-    auto advertised = advertised_.find(reset_option_);
-    if (!reset_option_.empty() && advertised != advertised_.end()) {
-      for (auto& [name, v] : config_.options)
-        if (name == reset_option_) value = v;
-      std::istringstream in(advertised->second);
-      for (std::string word; value.empty() && in >> word;)
-        if (word == "default") in >> value;
-    }
-    if (value.empty()) {
+    if (reset_value_.empty()) {
       start();
       ++renewals_;
     } else {
-      send("setoption name " + reset_option_ + " value " + value);
+      send("setoption name " + reset_option_ + " value " + reset_value_);
     }
   }
   ++games_;

@@ -92,6 +92,7 @@ class UsiEngine {
   int games_ = 0;                                  // games begun since the process started
   std::map<std::string, std::string> advertised_;  // option name -> its "option name" line
   std::string reset_option_;  // config_.reset_option, or the one its "id name" implies
+  std::string reset_value_;   // what it is set to between games; empty: a new process instead
 };
 
 // A USI engine as a player. A failure stops the process (the next decision restarts it) and is
