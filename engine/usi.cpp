@@ -112,9 +112,9 @@ void UsiEngine::start() {
       !reset_option_.empty() && it != advertised_.end()) {
     for (auto& [name, v] : config_.options)
       if (name == reset_option_) reset_value_ = v;
-    std::istringstream in(it->second);
-    for (std::string word; reset_value_.empty() && in >> word;)
-      if (word == "default") in >> reset_value_;
+    std::istringstream words(it->second);
+    for (std::string word; reset_value_.empty() && words >> word;)
+      if (word == "default") words >> reset_value_;
   }
   // Options an engine does not have are ignored by it in silence: refuse them here (an engine
   // that advertises no option at all gets them as given, as do the protocol's own USI_Hash and
