@@ -102,6 +102,20 @@ Move policy_move(Color mover, int index) {
 
 Move policy_move(const Position& pos, int index) { return policy_move(pos.side_to_move(), index); }
 
+void mirror_planes(float* planes, int count, bool site) {
+  for (int c = 0; c < count; ++c) {
+    float* plane = planes + size_t(c) * kPlaneSize;
+    if (site) {  // [file][rank]: swap whole files
+      for (int f = 0; f < kBoardFiles / 2; ++f)
+        std::swap_ranges(plane + f * kBoardRanks, plane + (f + 1) * kBoardRanks,
+                         plane + (kBoardFiles - 1 - f) * kBoardRanks);
+    } else {  // [rank][file]: reverse each rank
+      for (int r = 0; r < kBoardRanks; ++r)
+        std::reverse(plane + r * kBoardFiles, plane + (r + 1) * kBoardFiles);
+    }
+  }
+}
+
 void EncodedBatch::clear() {
   planes.clear();
   masks.clear();

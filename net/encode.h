@@ -65,6 +65,16 @@ int policy_index(const Position& pos, Move m);  // for the side to move
 Move policy_move(Color mover, int index);
 Move policy_move(const Position& pos, int index);  // for the side to move
 
+// The left-right mirror (file f <-> file 10 - f), a symmetry of every placement rule (the
+// pieces' moves, the camps, the move-40 restriction, the ruling, Nihikyo's files): the policy
+// index of the mirrored drop, and a position's planes mirrored in place (`count` planes of
+// kPlaneSize floats; native planes are [rank][file], the site's [file][rank]). Training on
+// both halves teaches the network the symmetry (TrainOptions::mirror).
+constexpr int mirror_policy_index(int index) {
+  return index - index % kBoardFiles + (kBoardFiles - 1 - index % kBoardFiles);
+}
+void mirror_planes(float* planes, int count, bool site);
+
 // Positions encoded for one forward pass: planes (n * kInputSize) and masks (n * kPolicySize),
 // both contiguous, in the order added.
 // Placement positions along random placements of each rule set in turn (Fuseki, Balance v1,

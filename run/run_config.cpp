@@ -116,6 +116,9 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
                "search: each step remakes its samples' improved policy with the network being "
                "trained, over the drops self-play's search evaluated (false: the stored one, made "
                "by self-play's network, which the gate may hold generations behind)")
+      .boolean("mirror", c.mirror,
+               "Mirror each sample left to right with probability 1/2 (planes, legal drops, the "
+               "drop and its target): the game's symmetry, taught by the data")
       .choice("reward", c.reward, {"result", "eval", "mix"},
               "Training signal: the game result, the move-41 evaluation, or a mix")
       .number("reward_mix", c.reward_mix, 0.0, 1.0, "Weight of the evaluation in \"mix\"")

@@ -70,6 +70,7 @@ struct RunConfig {
   int log_every = 10;
   std::string train_target = "policy_gradient";  // policy_gradient | search
   bool reanalyse = false;                        // search: targets from the trained network
+  bool mirror = false;                           // each sample mirrored left-right half the time
   std::string reward = "result";                 // result | eval | mix
   double reward_mix = 0.5;
   std::string train_precision = "fp32";  // fp32 | bf16 (autocast)

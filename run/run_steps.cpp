@@ -80,6 +80,7 @@ TrainOptions train_options(const RunConfig& c) {
   o.precision = c.train_precision;
   o.target = c.train_target == "search" ? TrainTarget::Search : TrainTarget::PolicyGradient;
   o.reanalyse = c.reanalyse;
+  o.mirror = c.mirror;
   o.c_visit = c.search_c_visit;
   o.c_scale = c.search_c_scale;
   return o;

@@ -21,6 +21,7 @@
 #include "rules/movegen.h"
 #include "rules/position.h"
 #include "rules/rng.h"
+#include "tests/test_util.h"
 
 namespace fuseki::net {
 namespace {
@@ -232,6 +233,47 @@ TEST(Encode, GoteViewIsTheFlipOfSenteViewForAMirroredPosition) {
     EXPECT_EQ(dropped_type(s), dropped_type(w));
     EXPECT_EQ(move_to(w), SQ_MAX - 1 - move_to(s));
   }
+}
+
+TEST(Encode, MirrorIsASymmetryOfPlacementAndOfTheEncoding) {
+  // Every rule set (Nihikyo's files included): the mirrored position's legal drops are the
+  // mirrors of the position's, and its planes (native and site) the mirrored planes.
+  int positions = 0, drops = 0;
+  for (const Position& pos : random_placement_positions(240, 5)) {
+    const Position mirror = testing::files_mirrored(pos);
+    ASSERT_EQ(mirror.side_to_move(), pos.side_to_move());
+    ASSERT_EQ(testing::files_mirrored(mirror).sfen(), pos.sfen());
+    uint8_t mask[kPolicySize], mirror_mask[kPolicySize];
+    ASSERT_EQ(legal_mask(pos, mask), legal_mask(mirror, mirror_mask)) << pos.sfen();
+    for (int a = 0; a < kPolicySize; ++a) {
+      ASSERT_EQ(mask[a], mirror_mask[mirror_policy_index(a)]) << pos.sfen() << " index " << a;
+      const Move m = policy_move(pos, a), mm = policy_move(pos, mirror_policy_index(a));
+      ASSERT_EQ(dropped_type(m), dropped_type(mm));
+      ASSERT_EQ(file_of(move_to(mm)), MAX_FILES - 1 - file_of(move_to(m)));
+      ASSERT_EQ(rank_of(move_to(mm)), rank_of(move_to(m)));
+      drops += mask[a];
+    }
+    std::vector<float> a(kInputSize), b(kInputSize);
+    encode(pos, a.data());
+    encode(mirror, b.data());
+    mirror_planes(a.data(), kInputPlanes, false);
+    ASSERT_EQ(a, b) << pos.sfen();
+    std::vector<float> sa(kSiteInputSize), sb(kSiteInputSize);
+    encode_site(pos, sa.data());
+    encode_site(mirror, sb.data());
+    mirror_planes(sa.data(), kSiteInputPlanes, true);
+    ASSERT_EQ(sa, sb) << pos.sfen();
+    ++positions;
+  }
+  EXPECT_EQ(positions, 240);
+  EXPECT_GT(drops, 240 * 20);
+  // An index's mirror's mirror is itself, and some indices (file 5) are their own mirrors.
+  int fixed = 0;
+  for (int i = 0; i < kPolicySize; ++i) {
+    EXPECT_EQ(mirror_policy_index(mirror_policy_index(i)), i);
+    fixed += mirror_policy_index(i) == i;
+  }
+  EXPECT_EQ(fixed, kKinds * kCampRanks);
 }
 
 TEST(Encode, BatchConcatenatesPositions) {

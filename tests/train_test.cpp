@@ -9,6 +9,7 @@
 #include "net/evaluator.h"
 #include "rules/record.h"
 #include "selfplay/generator.h"
+#include "tests/test_util.h"
 #include "train/trainer.h"
 
 using namespace fuseki;
@@ -33,8 +34,11 @@ SelfPlayOptions options(uint64_t seed) {
 }
 
 // Sente's score over `games` games played by the evaluator's policy.
-double sente_score(net::Evaluator& eval, uint64_t seed, int games) {
-  SelfPlayGenerator gen(eval, options(seed));
+double sente_score(net::Evaluator& eval, uint64_t seed, int games,
+                   const decltype(SelfPlayOptions::judge)& judge = rook_on_the_right) {
+  SelfPlayOptions o = options(seed);
+  o.judge = judge;
+  SelfPlayGenerator gen(eval, o);
   int wins = 0, n = 0;
   gen.play(0, uint64_t(games), [&](PlayedGame&& g) {
     wins += g.row.winner == Winner::Sente;
@@ -45,67 +49,89 @@ double sente_score(net::Evaluator& eval, uint64_t seed, int games) {
 
 }  // namespace
 
-// Trains with the forward passes (training and self-play) in `precision`; with `search`, games
-// placed by the Gumbel placer and the policy trained toward its improved policy, twice the steps
-// (the search's own games are won within 5 iterations; distilling that into the policy is the
-// slower part). The score is the policy's own (sampled drops, no search).
+// How a test trains on the rook rule: the forward passes (training and self-play) in
+// `precision`; with `search`, games placed by the Gumbel placer and the policy trained toward
+// its improved policy, twice the steps (the search's own games are won within 5 iterations;
+// distilling that into the policy is the slower part).
 // frozen: self-play keeps the untrained network throughout (as behind a gate that accepts
 // nothing); the searching trainer then learns only through reanalysis.
-void policy_learns(const std::string& precision, bool search = false,
-                   const std::string& format = "native", bool frozen = false,
-                   bool reanalyse = false) {
+// mirror: each training sample mirrored left to right half the time (TrainOptions::mirror).
+struct Learning {
+  std::string precision = "fp32";
+  bool search = false;
+  std::string format = "native";
+  bool frozen = false;
+  bool reanalyse = false;
+  bool mirror = false;
+};
+
+TrainOptions train_options(const Learning& l) {
   TrainOptions o;
   o.batch_size = 256;
   o.learning_rate = 3e-3;
   o.entropy_weight = 0.0;
   o.threads = 1;
-  o.precision = precision;
-  o.target = search ? TrainTarget::Search : TrainTarget::PolicyGradient;
-  o.reanalyse = reanalyse;
-  // The site's format has no all-ones plane: two blocks give its trunk the receptive field to
-  // tell the files apart from the board's edge.
-  Trainer trainer(net::with_format({16, format == "site" ? 2 : 1}, format), o, 7);
-  net::Evaluator eval(trainer.network(), {"cpu", 1, 64, precision});
-  double before = sente_score(eval, 1000, 256);
-  if (frozen && search && reanalyse) {  // as the pipeline does: the prior of self-play's network
+  o.precision = l.precision;
+  o.target = l.search ? TrainTarget::Search : TrainTarget::PolicyGradient;
+  o.reanalyse = l.reanalyse;
+  o.mirror = l.mirror;
+  return o;
+}
+
+// Twelve iterations of 64 self-play games under `judge` and training on them; the evaluator
+// holds the trained network at the end.
+void train_on(Trainer& trainer, net::Evaluator& eval, const Learning& l,
+              const decltype(SelfPlayOptions::judge)& judge) {
+  if (l.frozen && l.search && l.reanalyse) {  // as the pipeline does: self-play's prior
     std::string path = ::testing::TempDir() + "frozen_behaviour.ckpt";
     trainer.save(path, 0);
     trainer.set_behaviour(path);
   }
-
-  TrainingWindow window(RewardMode::Result, 0.5, search);
+  TrainingWindow window(RewardMode::Result, 0.5, l.search);
   for (int iteration = 0; iteration < 12; ++iteration) {
-    if (!frozen) eval.set_weights(trainer.network());
+    if (!l.frozen) eval.set_weights(trainer.network());
     SelfPlayOptions so = options(uint64_t(iteration + 1));
-    if (search) so.search = GumbelOptions{8, 50, 1};
+    so.judge = judge;
+    if (l.search) so.search = GumbelOptions{8, 50, 1};
     SelfPlayGenerator gen(eval, so);
     gen.play(0, 64, [&](PlayedGame&& g) { window.add(g.row, g.decisions); });
-    for (int s = 0; s < (search ? 30 : 15); ++s) trainer.step(window);
+    for (int s = 0; s < (l.search ? 30 : 15); ++s) trainer.step(window);
   }
   eval.set_weights(trainer.network());
+}
+
+// The score is the policy's own (sampled drops, no search).
+void policy_learns(const Learning& l) {
+  // The site's format has no all-ones plane: two blocks give its trunk the receptive field to
+  // tell the files apart from the board's edge.
+  Trainer trainer(net::with_format({16, l.format == "site" ? 2 : 1}, l.format), train_options(l),
+                  7);
+  net::Evaluator eval(trainer.network(), {"cpu", 1, 64, l.precision});
+  double before = sente_score(eval, 1000, 256);
+  train_on(trainer, eval, l, rook_on_the_right);
   double after = sente_score(eval, 1000, 256);
   std::printf(
       "[ learn    ] %s, %s%s%s, %s format: Sente score with the rook rule: untrained %.3f, "
       "trained %.3f\n",
-      precision.c_str(), search ? "search" : "policy gradient",
-      search && reanalyse ? ", reanalysed" : "", frozen ? ", self-play frozen" : "", format.c_str(),
-      before, after);
+      l.precision.c_str(), l.search ? "search" : "policy gradient",
+      l.search && l.reanalyse ? ", reanalysed" : "", l.frozen ? ", self-play frozen" : "",
+      l.format.c_str(), before, after);
   EXPECT_LT(before, 0.5);
   EXPECT_GT(after, before + 0.25);
 }
 
-TEST(Training, PolicyLearnsAPlacementThatWins) { policy_learns("fp32"); }
+TEST(Training, PolicyLearnsAPlacementThatWins) { policy_learns({}); }
 
 // Mixed precision (bf16 autocast in training, bf16 inference) learns the same rule.
-TEST(Training, PolicyLearnsInBfloat16) { policy_learns("bf16"); }
+TEST(Training, PolicyLearnsInBfloat16) { policy_learns({"bf16"}); }
 
 // The searching trainer (Gumbel self-play, cross-entropy toward the improved policy) learns it.
-TEST(Training, SearchLearnsAPlacementThatWins) { policy_learns("fp32", true); }
+TEST(Training, SearchLearnsAPlacementThatWins) { policy_learns({"fp32", true}); }
 
 // Self-play held on the untrained network (its value head knows nothing, so the targets it
 // stores carry nothing to learn): reanalysis remakes them with the trained network's values.
 TEST(Training, ReanalysisLearnsWhileSelfPlayStaysOnTheUntrainedNetwork) {
-  policy_learns("fp32", true, "native", true, true);
+  policy_learns({"fp32", true, "native", true, true});
 }
 
 // With the trainer's network the same as self-play's, reanalysis remakes the targets self-play
@@ -140,7 +166,78 @@ TEST(Training, ReanalysisRemakesTheStoredTargetsWithTheSameNetwork) {
 }
 
 // A network in the site's format (its features and 648 labels) learns the same rule.
-TEST(Training, SiteFormatLearnsAPlacementThatWins) { policy_learns("fp32", false, "site"); }
+TEST(Training, SiteFormatLearnsAPlacementThatWins) { policy_learns({"fp32", false, "site"}); }
+
+// A sample's mirror is the mirrored position's sample: its planes and legal drops are those of
+// the position with its files mirrored, its drop and search target the mirrored drops'; about
+// half of a batch is mirrored, the rest left as it was.
+TEST(Training, MirroredSamplesAreTheMirroredPositions) {
+  net::Evaluator eval(net::NetConfig{8, 1}, {"cpu", 1});
+  TrainingWindow window(RewardMode::Result, 0.5, true);
+  SelfPlayOptions so = options(4);
+  so.search = GumbelOptions{8, 50, 1};
+  SelfPlayGenerator gen(eval, so);
+  gen.play(0, 16, [&](PlayedGame&& g) { window.add(g.row, g.decisions); });
+  for (bool site : {false, true}) {
+    Rng rng(12);
+    const TrainBatch stored = window.sample(256, rng, site, true);
+    TrainBatch b = stored;
+    mirror_samples(b, rng);
+    const size_t stride = size_t(b.inputs.input_planes()) * net::kPlaneSize;
+    auto row = [&](const auto& v, size_t i, size_t size) {
+      return std::vector<double>(v.begin() + long(i * size), v.begin() + long((i + 1) * size));
+    };
+    int mirrored = 0;
+    for (size_t i = 0; i < 256; ++i) {
+      ASSERT_EQ(b.rewards[i], stored.rewards[i]);
+      ASSERT_EQ(b.rest[i], stored.rest[i]);
+      if (row(b.inputs.planes, i, stride) == row(stored.inputs.planes, i, stride) &&
+          b.actions[i] == stored.actions[i]) {
+        ASSERT_EQ(row(b.targets, i, net::kPolicySize), row(stored.targets, i, net::kPolicySize));
+        continue;
+      }
+      ++mirrored;
+      net::EncodedBatch e;
+      e.site = site;
+      e.add(fuseki::testing::files_mirrored(stored.positions[i]));
+      ASSERT_EQ(row(b.inputs.planes, i, stride), row(e.planes, 0, stride)) << i;
+      ASSERT_EQ(row(b.inputs.masks, i, net::kPolicySize), row(e.masks, 0, net::kPolicySize));
+      ASSERT_EQ(b.actions[i], net::mirror_policy_index(int(stored.actions[i])));
+      for (int a = 0; a < net::kPolicySize; ++a) {
+        const size_t at = i * net::kPolicySize, m = at + size_t(net::mirror_policy_index(a));
+        ASSERT_EQ(b.targets[m], stored.targets[at + size_t(a)]);
+        ASSERT_EQ(b.visited[m], stored.visited[at + size_t(a)]);
+      }
+    }
+    std::printf("[ mirror   ] %s planes: %d of 256 samples mirrored\n", site ? "site" : "native",
+                mirrored);
+    EXPECT_GT(mirrored, 90);
+    EXPECT_LT(mirrored, 166);
+  }
+}
+
+// Sente wins when its rook stands on an edge file, 1 or 9 (a rule with the game's symmetry).
+Winner rook_on_an_edge(const Position& placed) {
+  const Bitboard* file = placed.variant().file_bb;
+  return (placed.pieces(BLACK, ROOK) & (file[0] | file[8])) ? Winner::Sente : Winner::Gote;
+}
+
+// Trained on mirrored samples half the time, the policy learns a rule with the game's symmetry.
+TEST(Training, MirroredTrainingLearnsASymmetricRule) {
+  Learning l;
+  l.mirror = true;
+  Trainer trainer({16, 1}, train_options(l), 7);
+  net::Evaluator eval(trainer.network(), {"cpu", 1, 64});
+  double before = sente_score(eval, 1000, 256, rook_on_an_edge);
+  train_on(trainer, eval, l, rook_on_an_edge);
+  double after = sente_score(eval, 1000, 256, rook_on_an_edge);
+  std::printf(
+      "[ learn    ] mirrored samples: Sente score with the rook on an edge: untrained "
+      "%.3f, trained %.3f\n",
+      before, after);
+  EXPECT_LT(before, 0.5);
+  EXPECT_GT(after, before + 0.25);
+}
 
 // Search targets come only from a searching placer: a policy placer's game is refused by name.
 TEST(Training, SearchTargetsNeedASearchingPlacer) {

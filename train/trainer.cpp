@@ -190,6 +190,7 @@ StepMetrics Trainer::step(const TrainingWindow& window) {
   if (search && b.targets.size() != size_t(n) * net::kPolicySize)
     throw std::runtime_error("train.target = search: the training window has no search targets");
   if (reanalyse) reanalyse_targets(m.net, m.behaviour, m.device, m.options, b);
+  if (m.options.mirror) mirror_samples(b, m.rng);
   torch::Tensor x = net::planes_tensor(b.inputs, m.device);
   torch::Tensor mask = net::mask_tensor(b.inputs, m.device);
   torch::Tensor actions =

@@ -49,6 +49,10 @@ struct TrainOptions {
   // the search's.
   bool reanalyse = false;
   double c_visit = 50, c_scale = 1;
+  // Each sample of a step is mirrored left to right with probability 1/2 (its planes, legal
+  // drops, drop played and search target; net/encode.h): the game is symmetric, the network
+  // is not, and each position is seen both ways.
+  bool mirror = false;
 };
 
 struct StepMetrics {

@@ -140,4 +140,25 @@ TrainBatch TrainingWindow::sample(int batch_size, Rng& rng, bool site, bool chil
   return b;
 }
 
+void mirror_samples(TrainBatch& b, Rng& rng) {
+  const int n = b.inputs.size(), planes = b.inputs.input_planes();
+  const bool targets = b.targets.size() == size_t(n) * net::kPolicySize;
+  const size_t stride = size_t(planes) * net::kPlaneSize;
+  auto permute = [](auto* row) {
+    for (int a = 0; a < net::kPolicySize; ++a)
+      if (const int m = net::mirror_policy_index(a); m > a) std::swap(row[a], row[m]);
+  };
+  for (int i = 0; i < n; ++i) {
+    if (rng.below(2) == 0) continue;
+    const size_t row = size_t(i) * net::kPolicySize;
+    net::mirror_planes(b.inputs.planes.data() + size_t(i) * stride, planes, b.inputs.site);
+    permute(b.inputs.masks.data() + row);
+    b.actions[size_t(i)] = net::mirror_policy_index(int(b.actions[size_t(i)]));
+    if (targets) {
+      permute(b.targets.data() + row);
+      permute(b.visited.data() + row);
+    }
+  }
+}
+
 }  // namespace fuseki

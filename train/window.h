@@ -51,6 +51,12 @@ struct TrainBatch {
   std::vector<int16_t> child_action;
 };
 
+// Mirrors each sample of the batch left to right with probability 1/2 (net/encode.h): its
+// planes, legal drops, the drop played and its search target; its reward and `rest` are the
+// mirror's too. The positions and children kept for reanalysis are left as they are: mirror
+// after reanalysing.
+void mirror_samples(TrainBatch& b, Rng& rng);
+
 class TrainingWindow {
  public:
   // With `targets`, every decision must carry a search target (train.target = search).
