@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/match.h"
+#include "engine/outcome.h"
 #include "engine/player.h"
 #include "eval/placer_match.h"
 #include "eval/stats.h"
@@ -99,19 +100,14 @@ class LookaheadPlacer : public Placer {
     auto work = [&](int t) {
       for (size_t g; (g = next++) < games.size();) {
         Color me = requests[owner[g].request].position->side_to_move();
-        double sente;
-        if (games[g].over()) {
-          sente = games[g].winner() == Winner::Sente  ? 1
-                  : games[g].winner() == Winner::Gote ? 0
-                                                      : 0.5;
-        } else {
-          judges_[size_t(t)]->new_game(Rng::derive(g, 41));
-          std::optional<int> cp = judges_[size_t(t)]->evaluate(games[g]);
-          double c = cp ? *cp : 0;
-          if (games[g].position().side_to_move() != BLACK) c = -c;
-          sente = 1 / (1 + std::exp(-c / o_.scale));
+        if (games[g].over()) {  // decided by the move-41 ruling
+          value[g] = score_of(games[g].winner(), me);
+          continue;
         }
-        value[g] = me == BLACK ? sente : 1 - sente;
+        judges_[size_t(t)]->new_game(Rng::derive(g, 41));
+        std::optional<int> cp = judges_[size_t(t)]->evaluate(games[g]);
+        double mover = 1 / (1 + std::exp(-(cp ? *cp : 0) / o_.scale));  // the side to move's
+        value[g] = games[g].position().side_to_move() == me ? mover : 1 - mover;
       }
     };
     std::vector<std::thread> pool;
