@@ -57,14 +57,26 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
       .integer("batch", c.batch, 1, 65536, "Games placed together (one forward pass per ply)")
       .number("temperature", c.temperature, 0.0, 100.0,
               "Placement sampling temperature (placer \"policy\")")
-      .choice("placer", c.placer, {"policy", "gumbel"},
+      .choice("placer", c.placer, {"policy", "gumbel", "rollout"},
               "policy: drops sampled from the policy; gumbel: a Gumbel top-k search over the "
-              "drops with the value head one ply deep (two forward passes per ply)")
+              "drops with the value head one ply deep (two forward passes per ply); rollout: "
+              "the same candidates each valued by completed placements and eval_engine at "
+              "move 41 (expert iteration; about 100 times gumbel's cost)")
       .integer("search_k", c.search_k, 1, net::kPolicySize,
-               "gumbel: candidate drops evaluated per decision")
+               "gumbel, rollout: candidate drops evaluated per decision")
       .number("search_c_visit", c.search_c_visit, 0.0, 1e6,
-              "gumbel: sigma(q) = (c_visit + 1) * c_scale * (q + 1) / 2")
+              "gumbel, rollout: sigma(q) = (c_visit + 1) * c_scale * (q + 1) / 2")
       .number("search_c_scale", c.search_c_scale, 0.0, 1e6, "gumbel: see search_c_visit")
+      .integer("rollouts", c.rollouts, 1, 100000,
+               "rollout: completions of the placement per candidate (their mean is its value)")
+      .integer("rollout_nodes", c.rollout_nodes, 1, 100000000,
+               "rollout: eval_engine's budget valuing each completion at move 41 (logistic at "
+               "the run's eval scale)")
+      .number("rollout_temperature", c.rollout_temperature, 0.0, 100.0,
+              "rollout: temperature of the mover's own later drops in a completion")
+      .choice("rollout_opponent", c.rollout_opponent, {"network", "uniform"},
+              "rollout: the opponent's later drops in a completion: the network at "
+              "selfplay.temperature, or uniform")
       .number("uniform_share", c.uniform_share, 0.0, 1.0,
               "Share of the games with a uniform placer on one side (its colour drawn per "
               "game): the network also meets an opponent unlike itself; only its drops are "
@@ -153,11 +165,17 @@ RunConfig load_run_config(const std::string& path, const std::vector<std::string
     fail("gating.score", "'eval' needs selfplay.eval_nodes > 0");
   if (c.reward != "result" && c.eval_nodes == 0)
     fail("train.reward", "'" + c.reward + "' needs selfplay.eval_nodes > 0");
-  if (c.train_target == "search" && c.placer != "gumbel")
+  if (c.train_target == "search" && c.placer == "policy")
     fail("train.target",
          "'search' trains toward a search's improved policy: it needs selfplay.placer = "
-         "\"gumbel\", not \"" +
-             c.placer + "\"");
+         "\"gumbel\" or \"rollout\", not \"policy\"");
+  if (c.placer == "rollout" && c.kings == "network")
+    fail("selfplay.placer",
+         "'rollout' does not place Balance's kings: selfplay.kings = \"uniform\" or \"table\"");
+  if (c.placer == "rollout" && c.train_target == "search" && c.reanalyse)
+    fail("train.reanalyse",
+         "true remakes the targets from the value head, discarding the rollouts' values: set it "
+         "false with selfplay.placer = \"rollout\"");
   if (c.strength.games > 0) strength_references(c.strength.references);  // throws naming one
   if (c.reward != "eval" && !c.play_out)
     fail("train.reward", "'" + c.reward + "' needs game results: selfplay.play_out = true");

@@ -37,12 +37,16 @@ struct RunConfig {
   int workers = 1;
   int batch = 64;
   double temperature = 1.0;
-  std::string placer = "policy";  // policy | gumbel (a search with the value head)
+  std::string placer = "policy";  // policy | gumbel (a search with the value head) | rollout
   int search_k = 16;
   double search_c_visit = 50;
   double search_c_scale = 1.0;
-  double uniform_share = 0;       // games with a uniform placer on one side
-  std::string kings = "uniform";  // uniform | table | network
+  int rollouts = 8;          // rollout: completions per candidate
+  int rollout_nodes = 2000;  // rollout: the engine's budget valuing each completion
+  double rollout_temperature = 0.5;
+  std::string rollout_opponent = "network";  // network | uniform
+  double uniform_share = 0;                  // games with a uniform placer on one side
+  std::string kings = "uniform";             // uniform | table | network
   std::string king_table;
   int king_band = kKingBand;
   std::string playout = kDefaultPlayout;

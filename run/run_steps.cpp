@@ -137,6 +137,20 @@ SelfPlayOptions selfplay_options(const RunConfig& c, int generation, const KingP
   o.temperature = c.temperature;
   if (c.placer == "gumbel")
     o.search = GumbelOptions{c.search_k, c.search_c_visit, c.search_c_scale};
+  if (c.placer == "rollout") {
+    RolloutOptions r;
+    r.k = c.search_k;
+    r.rollouts = c.rollouts;
+    r.engine = c.eval_engine;
+    r.nodes = uint64_t(c.rollout_nodes);
+    r.scale = c.eval_scale;  // the worker sets the generation's fitted one
+    r.own_temperature = c.rollout_temperature;
+    r.opponent_temperature = c.temperature;
+    r.uniform_opponent = c.rollout_opponent == "uniform";
+    r.c_visit = c.search_c_visit;
+    r.c_scale = c.search_c_scale;
+    o.rollout = r;
+  }
   o.uniform_share = c.uniform_share;
   o.kings = *parse_king_source(c.kings);
   o.table = table;
@@ -315,6 +329,7 @@ void run_selfplay(const RunConfig& c, const RunPaths& paths, int g, const KingPa
         EvalCalibration calibration = calibration_of(c, pub);
         o.eval_scale = calibration.scale;
         o.eval_bias = calibration.bias;
+        if (o.rollout) o.rollout->scale = calibration.scale;
         SelfPlayGenerator gen(evaluator, o);
         test_point("start");
         uint64_t last_dec = 0, last_pass = 0, last_pos = 0;
@@ -443,6 +458,7 @@ nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
   eo.precision = c.precision;
   SelfPlayOptions o = selfplay_options(c, 0, table);
   o.search.reset();  // a match measures the policy network itself
+  o.rollout.reset();
   o.seed = seed;
   o.worker = 0;
   o.temperature = c.gating_temperature;

@@ -76,10 +76,17 @@ EnginePool::Factory playout_players(const SelfPlayOptions& o) {
 
 SelfPlayGenerator::SelfPlayGenerator(net::Evaluator& network, SelfPlayOptions options)
     : options_(std::move(options)), playout_(playout_players(options_)) {
-  if (options_.search)
+  if (options_.rollout) {
+    if (options_.kings == KingSource::Network)
+      throw std::invalid_argument("selfplay: the rollout placer does not place Balance's kings");
+    RolloutOptions ro = *options_.rollout;
+    ro.threads = std::max(1, options_.playout_threads);
+    own_network_ = std::make_unique<RolloutPlacer>(network, ro, options_.rules);
+  } else if (options_.search) {
     own_network_ = std::make_unique<GumbelPlacer>(network, *options_.search);
-  else
+  } else {
     own_network_ = std::make_unique<NetworkPlacer>(network, options_.temperature);
+  }
   placers_.side[BLACK] = placers_.side[WHITE] = own_network_.get();
   if (options_.kings == KingSource::Network) {
     // The same placer object for the kings: its games of any ply share one forward pass.

@@ -19,6 +19,7 @@
 #include "selfplay/gumbel_placer.h"
 #include "selfplay/journal.h"
 #include "selfplay/king_table.h"
+#include "selfplay/rollout_placer.h"
 
 namespace fuseki {
 
@@ -36,6 +37,9 @@ struct SelfPlayOptions {
   // Self-play's drops by a Gumbel search with the value head (the temperature then unused);
   // unset: sampled from the policy.
   std::optional<GumbelOptions> search;
+  // Self-play's drops by a search over completed placements valued by an engine at move 41
+  // (selfplay/rollout_placer.h; the kings then not the network's). Its threads: playout_threads.
+  std::optional<RolloutOptions> rollout;
   // Self-play with its own network: this share of the games has a uniform placer on one side
   // (its colour drawn per game from the game seed), so the network also learns positions against
   // an opponent that does not play like itself. Only the network's drops are trained on.

@@ -12,18 +12,54 @@
 
 namespace fuseki {
 
-namespace {
+GumbelDraw gumbel_top_k(const Position& pos, const std::vector<float>& policy, Rng& rng, int k,
+                        bool noise) {
+  GumbelDraw s;
+  uint8_t mask[net::kPolicySize];
+  if (net::legal_mask(pos, mask) == 0)
+    throw std::logic_error("search asked for a drop where none is legal");
+  for (int a = 0; a < net::kPolicySize; ++a) {
+    if (!mask[a]) continue;
+    s.legal.push_back(a);
+    s.logp.push_back(double(std::log(std::max(policy[size_t(a)], 1e-30f))));
+    double u = noise ? std::max(rng.uniform(), 1e-300) : 0;
+    s.noise.push_back(noise ? -std::log(-std::log(u)) : 0.0);
+  }
+  s.chosen.resize(s.legal.size());
+  std::iota(s.chosen.begin(), s.chosen.end(), 0);
+  size_t n = std::min(s.legal.size(), size_t(std::max(k, 1)));
+  auto score = [&s](int j) { return s.noise[size_t(j)] + s.logp[size_t(j)]; };
+  std::partial_sort(s.chosen.begin(), s.chosen.begin() + long(n), s.chosen.end(),
+                    [&](int a, int b) { return score(a) > score(b); });
+  s.chosen.resize(n);
+  return s;
+}
 
-// A game's search state between the two passes.
-struct Search {
-  std::vector<int> legal;     // policy indices of the legal drops
-  std::vector<double> logp;   // log prior, per legal drop (a float's logarithm)
-  std::vector<double> noise;  // Gumbel(0, 1), per legal drop
-  std::vector<int> chosen;    // positions in `legal` of the candidates
-  size_t first_child = 0;     // the candidates' children in the child batch
-};
-
-}  // namespace
+PlacementDecision gumbel_decision(const GumbelDraw& draw, const std::vector<double>& q,
+                                  const net::Evaluation& prior, double c_visit, double c_scale,
+                                  int& best) {
+  best = -1;
+  double best_score = -INFINITY;
+  for (int j : draw.chosen) {
+    double score =
+        draw.noise[size_t(j)] + draw.logp[size_t(j)] + search_sigma(q[size_t(j)], c_visit, c_scale);
+    if (score > best_score) {
+      best_score = score;
+      best = j;
+    }
+  }
+  // pi' = softmax(log pi + sigma(completed q)) over the legal drops.
+  std::vector<double> improved(draw.legal.size());
+  improved_policy(draw.logp.data(), q.data(), q.size(), c_visit, c_scale, improved.data());
+  PlacementDecision d;
+  d.action = int16_t(draw.legal[size_t(best)]);
+  d.legal = int16_t(draw.legal.size());
+  d.prob = prior.policy[size_t(d.action)];
+  d.value = prior.value;
+  for (int j : draw.chosen)
+    d.target.push_back({int16_t(draw.legal[size_t(j)]), float(improved[size_t(j)])});
+  return d;
+}
 
 void GumbelPlacer::place(std::span<PlacementRequest> requests) {
   if (requests.empty()) return;
@@ -49,73 +85,38 @@ void GumbelPlacer::place(std::span<PlacementRequest> requests) {
     for (size_t u = 0; u < unseen.size(); ++u) prior[unseen[u]] = std::move(fresh[u]);
   }
 
-  // Gumbel top-k without replacement: the k largest g(a) + log pi(a) among the legal drops.
-  std::vector<Search> searches(requests.size());
+  // Gumbel top-k without replacement, then each candidate's child in one pass.
+  std::vector<GumbelDraw> draws(requests.size());
+  std::vector<size_t> first_child(requests.size());
   std::vector<Position> children;
-  uint8_t mask[net::kPolicySize];
   for (size_t i = 0; i < requests.size(); ++i) {
     const PlacementRequest& r = requests[i];
-    Search& s = searches[i];
-    if (net::legal_mask(*r.position, mask) == 0)
-      throw std::logic_error("gumbel placer asked for a drop where none is legal");
-    for (int a = 0; a < net::kPolicySize; ++a) {
-      if (!mask[a]) continue;
-      s.legal.push_back(a);
-      s.logp.push_back(double(std::log(std::max(prior[i].policy[size_t(a)], 1e-30f))));
-      double u = std::max(r.rng->uniform(), 1e-300);
-      s.noise.push_back(-std::log(-std::log(u)));
-    }
-    s.chosen.resize(s.legal.size());
-    std::iota(s.chosen.begin(), s.chosen.end(), 0);
-    size_t k = std::min(s.legal.size(), size_t(std::max(options_.k, 1)));
-    auto score = [&s](int j) { return s.noise[size_t(j)] + s.logp[size_t(j)]; };
-    std::partial_sort(s.chosen.begin(), s.chosen.begin() + long(k), s.chosen.end(),
-                      [&](int a, int b) { return score(a) > score(b); });
-    s.chosen.resize(k);
-    s.first_child = children.size();
-    for (int j : s.chosen) {
+    draws[i] = gumbel_top_k(*r.position, prior[i].policy, *r.rng, options_.k);
+    first_child[i] = children.size();
+    for (int j : draws[i].chosen) {
       children.push_back(*r.position);
-      children.back().do_move(net::policy_move(*r.position, s.legal[size_t(j)]));
+      children.back().do_move(net::policy_move(*r.position, draws[i].legal[size_t(j)]));
     }
   }
   std::vector<const Position*> batch;
   for (const Position& c : children) batch.push_back(&c);
   std::vector<net::Evaluation> child = counted_pass(network_, batch, count_);
 
-  auto sigma = [this](double q) { return search_sigma(q, options_.c_visit, options_.c_scale); };
   for (size_t i = 0; i < requests.size(); ++i) {
     PlacementRequest& r = requests[i];
-    const Search& s = searches[i];
-    const float parent_value = prior[i].value;
+    const GumbelDraw& s = draws[i];
     // Completed q: the evaluated drops' own, the parent's value for the others.
-    std::vector<double> q(s.legal.size(), parent_value);
-    int best = -1;
-    size_t best_child = 0;
-    double best_score = -INFINITY;
+    std::vector<double> q(s.legal.size(), prior[i].value);
+    std::vector<size_t> child_of(s.legal.size());
     for (size_t c = 0; c < s.chosen.size(); ++c) {
-      size_t j = size_t(s.chosen[c]);
-      q[j] = drop_value(*r.position, children[s.first_child + c], child[s.first_child + c].value);
-      double score = s.noise[j] + s.logp[j] + sigma(q[j]);
-      if (score > best_score) {
-        best_score = score;
-        best = int(j);
-        best_child = s.first_child + c;
-      }
+      size_t j = size_t(s.chosen[c]), at = first_child[i] + c;
+      q[j] = drop_value(*r.position, children[at], child[at].value);
+      child_of[j] = at;
     }
-    // pi' = softmax(log pi + sigma(completed q)) over the legal drops.
-    std::vector<double> improved(s.legal.size());
-    improved_policy(s.logp.data(), q.data(), q.size(), options_.c_visit, options_.c_scale,
-                    improved.data());
-    PlacementDecision d;
-    d.action = int16_t(s.legal[size_t(best)]);
-    d.legal = int16_t(s.legal.size());
-    d.prob = prior[i].policy[size_t(d.action)];
-    d.value = parent_value;
-    for (int j : s.chosen)
-      d.target.push_back({int16_t(s.legal[size_t(j)]), float(improved[size_t(j)])});
-    r.move = net::policy_move(*r.position, d.action);
-    r.decision = std::move(d);
-    chosen_[children[best_child].key()] = std::move(child[best_child]);
+    int best = -1;
+    r.decision = gumbel_decision(s, q, prior[i], options_.c_visit, options_.c_scale, best);
+    r.move = net::policy_move(*r.position, r.decision->action);
+    chosen_[children[child_of[size_t(best)]].key()] = std::move(child[child_of[size_t(best)]]);
   }
   chosen_weights_ = network_.weights_version();
 }

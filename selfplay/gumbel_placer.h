@@ -16,12 +16,34 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "engine/placer.h"
 #include "net/evaluator.h"
 #include "selfplay/search_target.h"  // drop_value
 
 namespace fuseki {
+
+// One decision's Gumbel top-k: the legal drops, their log prior and noise, and the k drawn.
+struct GumbelDraw {
+  std::vector<int> legal;     // policy indices of the legal drops
+  std::vector<double> logp;   // log prior, per legal drop (a float's logarithm)
+  std::vector<double> noise;  // Gumbel(0, 1) per legal drop (zeros without noise)
+  std::vector<int> chosen;    // positions in `legal` of the candidates
+};
+
+// The k largest g(a) + log pi(a) among the legal drops of `pos` (g = 0 when `noise` is false:
+// the k most probable); the noise is drawn from `rng`, one number a legal drop.
+GumbelDraw gumbel_top_k(const Position& pos, const std::vector<float>& policy, Rng& rng, int k,
+                        bool noise = true);
+
+// The search's decision from the values q of the legal drops (q[j] for draw.legal[j]: the
+// candidates' own, the parent's value for the others, "completed q"): the candidate maximising
+// g + log pi + sigma(q), whose position in draw.legal is written to `best`, and its training row
+// with the improved policy pi' = softmax(log pi + sigma(q)) over the candidates.
+PlacementDecision gumbel_decision(const GumbelDraw& draw, const std::vector<double>& q,
+                                  const net::Evaluation& prior, double c_visit, double c_scale,
+                                  int& best);
 
 struct GumbelOptions {
   int k = 16;            // candidates per drop (capped by the legal drops)

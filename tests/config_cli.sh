@@ -60,11 +60,21 @@ expect_error "--rules: 'shogi' is not a Balance rule set" "$bin" eval table --ru
 expect_error "--selfplay.temperature: 'hot' is not a number" "$bin" pipeline --selfplay.temperature hot
 expect_error "--threads: value 0 out of range" "$bin" eval first-move --threads 0
 # Search targets come from a searching placer only.
-expect_error "train.target: 'search' trains toward a search's improved policy: it needs selfplay.placer = \"gumbel\", not \"policy\"" \
+expect_error "train.target: 'search' trains toward a search's improved policy: it needs selfplay.placer = \"gumbel\" or \"rollout\", not \"policy\"" \
   "$bin" pipeline --run.dir "$dir/search" --selfplay.placer policy --train.target search
 [ ! -e "$dir/search" ] || fail "pipeline made $dir/search for a refused config"
 expect_error "selfplay.placer" "$bin" pipeline --selfplay.placer mcts
 expect_error "--selfplay.search-k: value 0 out of range" "$bin" pipeline --selfplay.search-k 0
+# The rollout placer: its kings and reanalysis refused, its settings range-checked.
+expect_error "selfplay.placer: 'rollout' does not place Balance's kings" \
+  "$bin" pipeline --run.dir "$dir/rk" --selfplay.placer rollout --selfplay.kings network
+expect_error "train.reanalyse: true remakes the targets from the value head" \
+  "$bin" pipeline --run.dir "$dir/rr" --selfplay.placer rollout --train.target search \
+  --train.reanalyse true
+[ ! -e "$dir/rk" ] && [ ! -e "$dir/rr" ] || fail "pipeline made a run for a refused config"
+expect_error "--selfplay.rollouts: value 0 out of range" "$bin" pipeline --selfplay.rollouts 0
+expect_error "--selfplay.rollout-opponent: 'self' is not one of network, uniform" \
+  "$bin" pipeline --selfplay.rollout-opponent self
 # The searching trainer with reanalysis, behind a gate: two generations run through (the second
 # reanalyses with the prior of the network the gate kept for its self-play).
 "$bin" pipeline --run.dir "$dir/reanalyse" --run.generations 2 --network.channels 8 \
@@ -74,4 +84,12 @@ expect_error "--selfplay.search-k: value 0 out of range" "$bin" pipeline --selfp
   >"$dir/reanalyse.log" 2>&1 || { cat "$dir/reanalyse.log"; fail "pipeline with reanalysis"; }
 [ "$(wc -l <"$dir/reanalyse/generations.jsonl")" = 2 ] || fail "reanalysis: not 2 generations"
 [ -e "$dir/reanalyse/models/gen-0002.ckpt" ] || fail "reanalysis: no gen-0002 checkpoint"
+# Expert iteration: self-play by the rollout placer, the trainer toward its targets.
+"$bin" pipeline --run.dir "$dir/rollout" --run.generations 1 --network.channels 8 \
+  --network.blocks 1 --selfplay.games 4 --selfplay.batch 4 --selfplay.placer rollout \
+  --selfplay.search-k 3 --selfplay.rollouts 2 --selfplay.rollout-nodes 30 --selfplay.eval-nodes 30 \
+  --selfplay.playout builtin:nodes=20 --train.target search --train.reanalyse false \
+  --train.steps 2 --train.batch-size 16 --gating.games 8 --gating.score result \
+  --strength.games 0 >"$dir/rollout.log" 2>&1 || { cat "$dir/rollout.log"; fail "pipeline with rollouts"; }
+[ -e "$dir/rollout/models/gen-0001.ckpt" ] || fail "rollout: no gen-0001 checkpoint"
 echo "config_cli: OK"

@@ -1,0 +1,143 @@
+#include "selfplay/rollout_placer.h"
+
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "engine/match.h"
+#include "engine/outcome.h"
+#include "io/stop.h"
+#include "net/encode.h"
+#include "selfplay/gumbel_placer.h"
+
+namespace fuseki {
+
+RolloutPlacer::RolloutPlacer(net::Evaluator& network, RolloutOptions options, RuleSet rules)
+    : network_(network),
+      options_(std::move(options)),
+      own_(network, options_.own_temperature),
+      opponent_(network, options_.opponent_temperature) {
+  if (options_.k < 1 || options_.rollouts < 1 || options_.nodes < 1 || options_.threads < 1 ||
+      !(options_.scale > 0))
+    throw std::invalid_argument(
+        "rollout placer: k, rollouts, nodes, threads and scale must be > 0");
+  std::string spec = options_.engine + ":nodes=" + std::to_string(options_.nodes);
+  for (int t = 0; t < options_.threads; ++t) {
+    judges_.push_back(make_player(spec, default_engines(), rules));
+    judges_.back()->prepare();
+  }
+}
+
+RolloutPlacer::~RolloutPlacer() = default;
+
+PassCount RolloutPlacer::passes() const {
+  PassCount own = own_.passes(), opp = opponent_.passes();
+  return {count_.passes + own.passes + opp.passes,
+          count_.positions + own.positions + opp.positions};
+}
+
+std::vector<double> RolloutPlacer::values(std::vector<Game>& completed,
+                                          const std::vector<Color>& mover) {
+  std::vector<double> value(completed.size(), 0.5);
+  std::atomic<size_t> next{0};
+  std::atomic<uint64_t> decided{0};
+  auto work = [&](size_t t) {
+    Player& judge = *judges_[t];
+    for (size_t g; !stop_requested() && (g = next++) < completed.size();) {
+      const Game& game = completed[g];
+      if (game.over()) {  // the move-41 ruling decided it
+        value[g] = score_of(game.winner(), mover[g]);
+        ++decided;
+        continue;
+      }
+      judge.new_game(Rng::derive(g, 41));
+      std::optional<int> cp = judge.evaluate(game);
+      if (!cp) throw std::runtime_error("rollout placer: the engine gave no evaluation");
+      double to_move = 1 / (1 + std::exp(-*cp / options_.scale));
+      value[g] = game.position().side_to_move() == mover[g] ? to_move : 1 - to_move;
+    }
+  };
+  std::exception_ptr failed;
+  std::mutex failing;
+  auto guarded = [&](size_t t) {
+    try {
+      work(t);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failing);
+      if (!failed) failed = std::current_exception();
+      next = completed.size();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < judges_.size(); ++t) pool.emplace_back(guarded, t);
+  guarded(0);
+  for (auto& t : pool) t.join();
+  if (failed) std::rethrow_exception(failed);
+  throw_if_stopped();
+  decided_ += decided;
+  return value;
+}
+
+void RolloutPlacer::place(std::span<PlacementRequest> requests) {
+  if (requests.empty()) return;
+  std::vector<const Position*> batch;
+  for (const PlacementRequest& r : requests) {
+    if (r.position->info().balance_kings && r.position->ply() < 2)
+      throw std::logic_error("rollout placer: Balance's kings are not its to place");
+    batch.push_back(r.position);
+  }
+  std::vector<net::Evaluation> prior = counted_pass(network_, batch, count_);
+
+  // Each request's candidates, each followed by R completions; the j-th completion of every
+  // candidate of a request draws from the same stream.
+  std::vector<GumbelDraw> draws(requests.size());
+  std::vector<size_t> first(requests.size());  // the request's first completion
+  std::vector<Game> completed;
+  std::vector<Rng> streams;
+  std::vector<Color> mover;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const PlacementRequest& r = requests[i];
+    draws[i] = gumbel_top_k(*r.position, prior[i].policy, *r.rng, options_.k, options_.noise);
+    uint64_t base = r.rng->next();
+    first[i] = completed.size();
+    for (int j : draws[i].chosen) {
+      Game after(*r.position);
+      after.play(net::policy_move(*r.position, draws[i].legal[size_t(j)]));
+      for (int c = 0; c < options_.rollouts; ++c) {
+        completed.push_back(after);
+        streams.emplace_back(Rng::derive(base, uint64_t(c)));
+        mover.push_back(r.position->side_to_move());
+      }
+    }
+  }
+  Placer* opponent = options_.uniform_opponent ? static_cast<Placer*>(&uniform_) : &opponent_;
+  const Placers black_moves{nullptr, nullptr, {&own_, opponent}};
+  const Placers white_moves{nullptr, nullptr, {opponent, &own_}};
+  std::vector<PlacingGame> placing;
+  for (size_t g = 0; g < completed.size(); ++g)
+    placing.push_back(
+        {&completed[g], &streams[g], mover[g] == BLACK ? &black_moves : &white_moves});
+  place_games(placing, black_moves);
+  completions_ += completed.size();
+  std::vector<double> value = values(completed, mover);
+
+  for (size_t i = 0; i < requests.size(); ++i) {
+    PlacementRequest& r = requests[i];
+    const GumbelDraw& d = draws[i];
+    std::vector<double> q(d.legal.size(), prior[i].value);
+    size_t at = first[i];
+    for (int j : d.chosen) {
+      double sum = 0;
+      for (int c = 0; c < options_.rollouts; ++c) sum += value[at++];
+      q[size_t(j)] = 2 * sum / options_.rollouts - 1;  // the mover's, in [-1, 1]
+    }
+    int best = -1;
+    r.decision = gumbel_decision(d, q, prior[i], options_.c_visit, options_.c_scale, best);
+    r.move = net::policy_move(*r.position, r.decision->action);
+  }
+}
+
+}  // namespace fuseki
