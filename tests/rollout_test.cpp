@@ -11,22 +11,14 @@
 #include "rules/notation.h"
 #include "selfplay/generator.h"
 #include "selfplay/rollout_placer.h"
+#include "tests/placing_util.h"
 #include "tests/test_util.h"
 
 using namespace fuseki;
+using fuseki::testing::Requests;
+using fuseki::testing::uniformly_placed;
 
 namespace {
-
-Position uniformly_placed(int plies, uint64_t seed) {
-  Position pos = Position::start(RuleSet::Balance);
-  Rng rng(seed);
-  for (int i = 0; i < plies; ++i) {
-    MoveList legal;
-    generate_legal(pos, legal);
-    pos.do_move(legal.moves[rng.below(uint32_t(legal.size))]);
-  }
-  return pos;
-}
 
 RolloutOptions small(int k, int rollouts) {
   RolloutOptions o;
@@ -35,17 +27,6 @@ RolloutOptions small(int k, int rollouts) {
   o.nodes = 40;
   return o;
 }
-
-struct Requests {
-  std::vector<Position> positions;
-  std::vector<Rng> rngs;
-  std::vector<PlacementRequest> list;
-  Requests(std::vector<Position> p, uint64_t seed) : positions(std::move(p)) {
-    for (size_t i = 0; i < positions.size(); ++i) rngs.emplace_back(Rng::derive(seed, i));
-    for (size_t i = 0; i < positions.size(); ++i)
-      list.push_back({&positions[i], &rngs[i], MOVE_NONE, {}});
-  }
-};
 
 }  // namespace
 

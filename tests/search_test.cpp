@@ -12,35 +12,16 @@
 #include "rules/record.h"
 #include "selfplay/generator.h"
 #include "selfplay/gumbel_placer.h"
+#include "tests/placing_util.h"
 #include "tests/test_util.h"
 #include "train/trainer.h"
 
 using namespace fuseki;
+using fuseki::testing::Requests;
 
 namespace {
 
-// A Balance position after `plies` uniform drops.
-Position placed(int plies, uint64_t seed) {
-  Position pos = Position::start(RuleSet::Balance);
-  Rng rng(seed);
-  for (int i = 0; i < plies; ++i) {
-    MoveList legal;
-    generate_legal(pos, legal);
-    pos.do_move(legal.moves[rng.below(uint32_t(legal.size))]);
-  }
-  return pos;
-}
-
-struct Batch {
-  std::vector<Position> positions;
-  std::vector<Rng> rngs;
-  std::vector<PlacementRequest> requests;
-  Batch(const std::vector<Position>& p, uint64_t seed) : positions(p) {
-    for (size_t i = 0; i < p.size(); ++i) rngs.emplace_back(Rng::derive(seed, i));
-    for (size_t i = 0; i < p.size(); ++i)
-      requests.push_back({&positions[i], &rngs[i], MOVE_NONE, {}});
-  }
-};
+Position placed(int plies, uint64_t seed) { return fuseki::testing::uniformly_placed(plies, seed); }
 
 std::vector<Position> some_positions() {
   std::vector<Position> out;
@@ -55,10 +36,10 @@ TEST(Gumbel, LegalDropsTargetsAndTwoPassesPerCall) {
   GumbelPlacer placer(eval, {8, 50, 1});
   std::vector<Position> positions = some_positions();
   positions.push_back(placed(38, 99));  // two legal drops at most: fewer than k
-  Batch b(positions, 3);
-  placer.place(b.requests);
+  Requests b(positions, 3);
+  placer.place(b.list);
   uint64_t children = 0;
-  for (const PlacementRequest& r : b.requests) {
+  for (const PlacementRequest& r : b.list) {
     MoveList legal;
     generate_legal(*r.position, legal);
     ASSERT_TRUE(legal.contains(r.move));
@@ -98,9 +79,9 @@ TEST(Gumbel, PicksTheDropTheValueHeadFavours) {
   net::Evaluator eval(seeded.network(), {"cpu", 1});
   GumbelPlacer placer(eval, {net::kPolicySize, 50, 1e6});
   std::vector<Position> positions = some_positions();
-  Batch b(positions, 5);
-  placer.place(b.requests);
-  for (const PlacementRequest& r : b.requests) {
+  Requests b(positions, 5);
+  placer.place(b.list);
+  for (const PlacementRequest& r : b.list) {
     const Position& pos = *r.position;
     MoveList legal;
     generate_legal(pos, legal);
@@ -128,10 +109,10 @@ TEST(Gumbel, DeterministicPerSeed) {
   GumbelPlacer placer(eval, {4, 50, 1});
   std::vector<Position> positions = some_positions();
   auto run = [&](uint64_t seed) {
-    Batch b(positions, seed);
-    placer.place(b.requests);
+    Requests b(positions, seed);
+    placer.place(b.list);
     std::vector<std::pair<Move, std::vector<int>>> out;
-    for (const PlacementRequest& r : b.requests) {
+    for (const PlacementRequest& r : b.list) {
       std::vector<int> evaluated;
       for (const PolicyTarget& t : r.decision->target) evaluated.push_back(t.action);
       out.push_back({r.move, evaluated});
