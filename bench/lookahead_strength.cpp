@@ -30,12 +30,13 @@ uint64_t number_arg(const char* what, const char* text) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2 || argc > 10) {
+  if (argc < 2 || argc > 11) {
     std::fprintf(stderr,
                  "usage: lookahead_strength CKPT [GAMES SEED K ROLLOUTS NODES SCALE THREADS "
-                 "REFEREE]\n  defaults: 100 11 8 8 2000 1000 1 builtin:nodes=2000\n"
+                 "REFEREE FROM_PLY]\n  defaults: 100 11 8 8 2000 1000 1 builtin:nodes=2000 0\n"
                  "  K: the network's top drops tried; ROLLOUTS: completions of each; NODES, "
-                 "SCALE:\n  the move-41 evaluation and its logistic scale (cp)\n");
+                 "SCALE:\n  the move-41 evaluation and its logistic scale (cp); FROM_PLY: "
+                 "drops before\n  this ply (plies played) by the policy at temperature 0.5\n");
     return 2;
   }
   try {
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
     if (argc > 7) o.scale = double(number_arg("SCALE", argv[7]));
     if (argc > 8) o.threads = int(number_arg("THREADS", argv[8]));
     std::string referee = argc > 9 ? argv[9] : "builtin:nodes=2000";
+    if (argc > 10) o.from_ply = int(number_arg("FROM_PLY", argv[10]));
     if (games < 2 || o.k < 1 || o.rollouts < 1 || o.nodes < 1 || o.scale <= 0 || o.threads < 1) {
       std::fprintf(stderr,
                    "lookahead_strength: GAMES at least 2; K, ROLLOUTS, NODES, SCALE, THREADS at "
@@ -59,7 +61,8 @@ int main(int argc, char** argv) {
       return 2;
     }
     net::Evaluator network = net::Evaluator::from_file(ckpt, {});
-    RolloutPlacer look(network, o, RuleSet::Balance);
+    NetworkPlacer policy(network, 0.5);
+    RolloutPlacer look(network, o, RuleSet::Balance, &policy);
     UniformPlacer uniform;
     SelfPlayOptions so;
     so.rules = RuleSet::Balance;
@@ -80,9 +83,10 @@ int main(int argc, char** argv) {
     }
     StrengthEstimate e = strength_estimate(tally.score);
     std::printf(
-        "lookahead k=%d R=%d nodes=%llu vs uniform: %.3f [%.3f, %.3f] over %d games; as Sente "
+        "lookahead k=%d R=%d nodes=%llu from ply %d vs uniform: %.3f [%.3f, %.3f] over %d games; "
+        "as Sente "
         "%.3f, as Gote %.3f; won by the ruling %d, lost by it %d\n",
-        o.k, o.rollouts, (unsigned long long)o.nodes, e.score, e.low, e.high, e.games,
+        o.k, o.rollouts, (unsigned long long)o.nodes, o.from_ply, e.score, e.low, e.high, e.games,
         tally.by_colour[BLACK].mean(), tally.by_colour[WHITE].mean(), tally.ruling41_won,
         tally.ruling41_lost);
     return 0;

@@ -77,6 +77,10 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
       .choice("rollout_opponent", c.rollout_opponent, {"network", "uniform"},
               "rollout: the opponent's later drops in a completion: the network at "
               "selfplay.temperature, or uniform")
+      .integer("rollout_from_ply", c.rollout_from_ply, 0, 40,
+               "rollout: only the drops from this ply on (plies played: 32 = the last 8 drops) "
+               "look ahead by completions; earlier ones are the Gumbel search's with the value "
+               "head")
       .number("uniform_share", c.uniform_share, 0.0, 1.0,
               "Share of the games with a uniform placer on one side (its colour drawn per "
               "game): the network also meets an opponent unlike itself; only its drops are "
@@ -172,10 +176,11 @@ RunConfig load_run_config(const std::string& path, const std::vector<std::string
   if (c.placer == "rollout" && c.kings == "network")
     fail("selfplay.placer",
          "'rollout' does not place Balance's kings: selfplay.kings = \"uniform\" or \"table\"");
-  if (c.placer == "rollout" && c.train_target == "search" && c.reanalyse)
+  if (c.placer == "rollout" && c.train_target == "search" && c.reanalyse && c.rollout_from_ply == 0)
     fail("train.reanalyse",
          "true remakes the targets from the value head, discarding the rollouts' values: set it "
-         "false with selfplay.placer = \"rollout\"");
+         "false with selfplay.placer = \"rollout\", or look ahead only from "
+         "selfplay.rollout_from_ply > 0 (the earlier drops' targets are remade)");
   if (c.strength.games > 0) strength_references(c.strength.references);  // throws naming one
   if (c.reward != "eval" && !c.play_out)
     fail("train.reward", "'" + c.reward + "' needs game results: selfplay.play_out = true");

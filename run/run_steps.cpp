@@ -80,6 +80,7 @@ TrainOptions train_options(const RunConfig& c) {
   o.precision = c.train_precision;
   o.target = c.train_target == "search" ? TrainTarget::Search : TrainTarget::PolicyGradient;
   o.reanalyse = c.reanalyse;
+  if (c.placer == "rollout") o.reanalyse_before_ply = c.rollout_from_ply;
   o.mirror = c.mirror;
   o.c_visit = c.search_c_visit;
   o.c_scale = c.search_c_scale;
@@ -149,6 +150,7 @@ SelfPlayOptions selfplay_options(const RunConfig& c, int generation, const KingP
     r.uniform_opponent = c.rollout_opponent == "uniform";
     r.c_visit = c.search_c_visit;
     r.c_scale = c.search_c_scale;
+    r.from_ply = c.rollout_from_ply;
     o.rollout = r;
   }
   o.uniform_share = c.uniform_share;

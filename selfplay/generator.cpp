@@ -81,7 +81,10 @@ SelfPlayGenerator::SelfPlayGenerator(net::Evaluator& network, SelfPlayOptions op
       throw std::invalid_argument("selfplay: the rollout placer does not place Balance's kings");
     RolloutOptions ro = *options_.rollout;
     ro.threads = std::max(1, options_.playout_threads);
-    own_network_ = std::make_unique<RolloutPlacer>(network, ro, options_.rules);
+    if (ro.from_ply > 0)
+      own_early_ =
+          std::make_unique<GumbelPlacer>(network, GumbelOptions{ro.k, ro.c_visit, ro.c_scale});
+    own_network_ = std::make_unique<RolloutPlacer>(network, ro, options_.rules, own_early_.get());
   } else if (options_.search) {
     own_network_ = std::make_unique<GumbelPlacer>(network, *options_.search);
   } else {

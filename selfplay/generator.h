@@ -112,6 +112,7 @@ class SelfPlayGenerator {
   Placers placers_;
   // What the self-play constructor made; empty when the placers are the caller's.
   std::unique_ptr<Placer> own_network_;
+  std::unique_ptr<Placer> own_early_;  // the rollout placer's before its from_ply
   KingPlacers own_kings_;
   // options_.uniform_share's games: the network as Sente against a uniform Gote, and the other
   // way round.

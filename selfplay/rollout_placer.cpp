@@ -15,15 +15,20 @@
 
 namespace fuseki {
 
-RolloutPlacer::RolloutPlacer(net::Evaluator& network, RolloutOptions options, RuleSet rules)
+RolloutPlacer::RolloutPlacer(net::Evaluator& network, RolloutOptions options, RuleSet rules,
+                             Placer* early)
     : network_(network),
       options_(std::move(options)),
+      early_(early),
       own_(network, options_.own_temperature),
       opponent_(network, options_.opponent_temperature) {
   if (options_.k < 1 || options_.rollouts < 1 || options_.nodes < 1 || options_.threads < 1 ||
       !(options_.scale > 0))
     throw std::invalid_argument(
         "rollout placer: k, rollouts, nodes, threads and scale must be > 0");
+  if (options_.from_ply < 0 || (options_.from_ply > 0 && !early_))
+    throw std::invalid_argument(
+        "rollout placer: from_ply must be >= 0, and > 0 only with a placer for the earlier plies");
   std::string spec = options_.engine + ":nodes=" + std::to_string(options_.nodes);
   for (int t = 0; t < options_.threads; ++t) {
     judges_.push_back(make_player(spec, default_engines(), rules));
@@ -35,8 +40,9 @@ RolloutPlacer::~RolloutPlacer() = default;
 
 PassCount RolloutPlacer::passes() const {
   PassCount own = own_.passes(), opp = opponent_.passes();
-  return {count_.passes + own.passes + opp.passes,
-          count_.positions + own.positions + opp.positions};
+  PassCount early = early_ ? early_->passes() : PassCount{};
+  return {count_.passes + own.passes + opp.passes + early.passes,
+          count_.positions + own.positions + opp.positions + early.positions};
 }
 
 std::vector<double> RolloutPlacer::values(std::vector<Game>& completed,
@@ -82,6 +88,21 @@ std::vector<double> RolloutPlacer::values(std::vector<Game>& completed,
 }
 
 void RolloutPlacer::place(std::span<PlacementRequest> requests) {
+  if (options_.from_ply <= 0) return look_ahead(requests);
+  std::vector<PlacementRequest> part[2];  // before from_ply, from it on
+  std::vector<size_t> index[2];
+  for (size_t i = 0; i < requests.size(); ++i) {
+    int late = requests[i].position->ply() >= options_.from_ply;
+    part[late].push_back(requests[i]);
+    index[late].push_back(i);
+  }
+  if (!part[0].empty()) early_->place(part[0]);
+  if (!part[1].empty()) look_ahead(part[1]);
+  for (int late = 0; late < 2; ++late)
+    for (size_t j = 0; j < part[late].size(); ++j) requests[index[late][j]] = part[late][j];
+}
+
+void RolloutPlacer::look_ahead(std::span<PlacementRequest> requests) {
   if (requests.empty()) return;
   std::vector<const Position*> batch;
   for (const PlacementRequest& r : requests) {

@@ -43,13 +43,19 @@ struct RolloutOptions {
   int threads = 1;                  // engine threads valuing the completions
   bool noise = true;                // Gumbel noise in the choice (self-play's exploration)
   double c_visit = 50, c_scale = 1;
+  int from_ply = 0;  // decisions at earlier plies (plies played) go to the `early` placer
 };
 
 class RolloutPlacer : public Placer {
  public:
   // Starts `options.threads` engines (a bad spec throws here). Balance's kings are not its to
   // place (a completion would need the side choice): such a request throws std::logic_error.
-  RolloutPlacer(net::Evaluator& network, RolloutOptions options, RuleSet rules);
+  // With `options.from_ply` > 0, the decisions of positions with fewer plies played are
+  // `early`'s (e.g. the Gumbel search with the value head: the look-ahead kept for the last
+  // drops, whose completions are short and whose tactics the value head sees least); `early`
+  // must then be given and outlive this placer.
+  RolloutPlacer(net::Evaluator& network, RolloutOptions options, RuleSet rules,
+                Placer* early = nullptr);
   ~RolloutPlacer() override;
   std::string name() const override { return "rollout"; }
   void place(std::span<PlacementRequest> requests) override;
@@ -60,9 +66,11 @@ class RolloutPlacer : public Placer {
 
  private:
   std::vector<double> values(std::vector<Game>& completed, const std::vector<Color>& mover);
+  void look_ahead(std::span<PlacementRequest> requests);
 
   net::Evaluator& network_;
   RolloutOptions options_;
+  Placer* early_;
   NetworkPlacer own_, opponent_;
   UniformPlacer uniform_;
   std::vector<std::unique_ptr<Player>> judges_;

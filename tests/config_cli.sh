@@ -92,4 +92,13 @@ expect_error "--selfplay.rollout-opponent: 'self' is not one of network, uniform
   --train.steps 2 --train.batch-size 16 --gating.games 8 --gating.score result \
   --strength.games 0 >"$dir/rollout.log" 2>&1 || { cat "$dir/rollout.log"; fail "pipeline with rollouts"; }
 [ -e "$dir/rollout/models/gen-0001.ckpt" ] || fail "rollout: no gen-0001 checkpoint"
+# Rollouts for the last drops only, the earlier drops' targets reanalysed: two generations.
+"$bin" pipeline --run.dir "$dir/hybrid" --run.generations 2 --network.channels 8 \
+  --network.blocks 1 --selfplay.games 4 --selfplay.batch 4 --selfplay.placer rollout \
+  --selfplay.rollout-from-ply 34 --selfplay.search-k 3 --selfplay.rollouts 2 \
+  --selfplay.rollout-nodes 30 --selfplay.eval-nodes 30 --selfplay.playout builtin:nodes=20 \
+  --train.target search --train.reanalyse true --train.steps 2 --train.batch-size 16 \
+  --gating.games 8 --gating.score result --strength.games 0 >"$dir/hybrid.log" 2>&1 ||
+  { cat "$dir/hybrid.log"; fail "pipeline with rollouts from ply 34"; }
+[ -e "$dir/hybrid/models/gen-0002.ckpt" ] || fail "hybrid: no gen-0002 checkpoint"
 echo "config_cli: OK"

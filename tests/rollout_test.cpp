@@ -151,3 +151,47 @@ TEST(Rollout, SelfPlayRowsCarryItsTargets) {
   });
   EXPECT_EQ(games, 3);
 }
+
+// With from_ply, positions with fewer plies played go to the early placer (here one that
+// records them and answers its own drops), the others look ahead; each answer lands on its own
+// request whatever the order of the batch.
+TEST(Rollout, EarlierPliesGoToTheEarlyPlacer) {
+  struct Recording : Placer {
+    std::vector<int> plies;
+    std::string name() const override { return "recording"; }
+    void place(std::span<PlacementRequest> requests) override {
+      for (PlacementRequest& r : requests) {
+        plies.push_back(r.position->ply());
+        MoveList legal;
+        generate_legal(*r.position, legal);
+        r.move = legal.moves[legal.size - 1];  // the last legal drop: recognisable
+      }
+    }
+  } early;
+  net::Evaluator eval(net::NetConfig{8, 1}, {"cpu", 1});
+  RolloutOptions o = small(3, 1);
+  o.from_ply = 30;
+  EXPECT_THROW(RolloutPlacer(eval, o, RuleSet::Balance), std::invalid_argument);
+  RolloutPlacer placer(eval, o, RuleSet::Balance, &early);
+  std::vector<int> plies{35, 4, 30, 29, 12, 38};
+  std::vector<Position> positions;
+  for (size_t i = 0; i < plies.size(); ++i)
+    positions.push_back(uniformly_placed(plies[i], uint64_t(i) + 40));
+  Requests r(positions, 9);
+  placer.place(r.list);
+  EXPECT_EQ(early.plies, (std::vector<int>{4, 29, 12}));
+  uint64_t candidates = 0;  // plies 35, 30, 38: up to three candidates, one completion each
+  for (size_t i = 0; i < plies.size(); ++i) {
+    MoveList legal;
+    generate_legal(positions[i], legal);
+    bool looked_ahead = plies[i] >= 30;
+    if (looked_ahead) candidates += uint64_t(std::min(3, legal.size));
+    EXPECT_EQ(r.list[i].decision.has_value(), looked_ahead) << "ply " << plies[i];
+    if (!looked_ahead) {
+      EXPECT_EQ(r.list[i].move, legal.moves[legal.size - 1]);
+    }
+    EXPECT_TRUE(fuseki::testing::legal_moves(positions[i])
+                    .count(move_to_usi(r.list[i].move, positions[i].variant())));
+  }
+  EXPECT_EQ(placer.completions(), candidates);
+}

@@ -165,6 +165,44 @@ TEST(Training, ReanalysisRemakesTheStoredTargetsWithTheSameNetwork) {
   EXPECT_THROW(trainer.reanalyse(plain), std::runtime_error);
 }
 
+// Samples from reanalyse_before_ply on keep the targets self-play stored (the rollout placer's
+// look-ahead), the earlier ones are remade: stored targets overwritten by a mark stay marked only
+// from that ply on.
+TEST(Training, ReanalysisKeepsTheTargetsFromItsPly) {
+  TrainOptions o;
+  o.target = TrainTarget::Search;
+  o.threads = 1;
+  o.reanalyse_before_ply = 20;
+  Trainer trainer({16, 1}, o, 5);
+  net::Evaluator eval(trainer.network(), {"cpu", 1});
+  TrainingWindow window(RewardMode::Result, 0.5, true);
+  SelfPlayOptions so = options(9);
+  so.search = GumbelOptions{8, 50, 1};
+  SelfPlayGenerator gen(eval, so);
+  gen.play(0, 16, [&](PlayedGame&& g) { window.add(g.row, g.decisions); });
+  Rng rng(4);
+  TrainBatch b = window.sample(256, rng, false, true);
+  for (float& t : b.targets) t = 0.25f;
+  for (float& r : b.rest) r = 0.5f;
+  trainer.reanalyse(b);
+  int kept = 0, remade = 0;
+  for (size_t i = 0; i < b.positions.size(); ++i) {
+    bool marked = b.rest[i] == 0.5f;
+    for (size_t a = 0; a < size_t(net::kPolicySize); ++a)
+      if (b.visited[i * net::kPolicySize + a])
+        marked = marked && b.targets[i * net::kPolicySize + a] == 0.25f;
+    if (b.positions[i].ply() >= 20) {
+      EXPECT_TRUE(marked) << "ply " << b.positions[i].ply() << ": its stored target remade";
+      ++kept;
+    } else {
+      EXPECT_FALSE(marked) << "ply " << b.positions[i].ply() << ": its target not remade";
+      ++remade;
+    }
+  }
+  EXPECT_GT(kept, 50);
+  EXPECT_GT(remade, 50);
+}
+
 // A network in the site's format (its features and 648 labels) learns the same rule.
 TEST(Training, SiteFormatLearnsAPlacementThatWins) { policy_learns({"fp32", false, "site"}); }
 

@@ -108,6 +108,11 @@ void reanalyse_targets(net::PolicyValueNet& network, net::PolicyValueNet& behavi
   size_t c = 0;
   for (int i = 0; i < n; ++i) {
     const size_t row = size_t(i) * net::kPolicySize;
+    if (b.positions[size_t(i)].ply() >= options.reanalyse_before_ply) {  // self-play's kept
+      for (; c < size_t(nc) && b.child_sample[c] == uint32_t(i); ++c) {
+      }
+      continue;
+    }
     std::fill(q.begin(), q.end(), v[i]);  // completed q: the position's value where unvisited
     for (; c < size_t(nc) && b.child_sample[c] == uint32_t(i); ++c)
       q[size_t(b.child_action[c])] =

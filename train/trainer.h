@@ -48,6 +48,9 @@ struct TrainOptions {
   // targets then hold the training back to what that network's value head knew. c_visit, c_scale:
   // the search's.
   bool reanalyse = false;
+  // Samples of positions with at least this many plies played keep self-play's targets under
+  // reanalysis (the rollout placer's look-ahead from its from_ply: values no value head remakes).
+  int reanalyse_before_ply = 1 << 20;
   double c_visit = 50, c_scale = 1;
   // Each sample of a step is mirrored left to right with probability 1/2 (its planes, legal
   // drops, drop played and search target; net/encode.h): the game is symmetric, the network
