@@ -6,6 +6,9 @@
 // turned into a win probability, and the drop with the best log pi + sigma(mean) is played. Then
 // the referee plays the game out, as in eval strength. A ceiling experiment (#13): how far above
 // the network's own policy can placement against uniform go, by the signal training uses?
+// FROM_PLY > 0: only the drops from that ply on (plies played) look ahead, the earlier ones are
+// the policy's at temperature 0.5 (which of the drops carry the gain); with K = 1, R = 1 the
+// later drops are the policy's argmax (the control).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
