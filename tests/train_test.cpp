@@ -47,6 +47,15 @@ double sente_score(net::Evaluator& eval, uint64_t seed, int games,
   return double(wins) / n;
 }
 
+// Sixteen games of Gumbel self-play (k 8) by the trainer's own network, into `window`.
+void gumbel_games(Trainer& trainer, TrainingWindow& window) {
+  net::Evaluator eval(trainer.network(), {"cpu", 1});
+  SelfPlayOptions so = options(9);
+  so.search = GumbelOptions{8, 50, 1};
+  SelfPlayGenerator gen(eval, so);
+  gen.play(0, 16, [&](PlayedGame&& g) { window.add(g.row, g.decisions); });
+}
+
 }  // namespace
 
 // How a test trains on the rook rule: the forward passes (training and self-play) in
@@ -141,12 +150,8 @@ TEST(Training, ReanalysisRemakesTheStoredTargetsWithTheSameNetwork) {
   o.target = TrainTarget::Search;
   o.threads = 1;
   Trainer trainer({16, 1}, o, 5);
-  net::Evaluator eval(trainer.network(), {"cpu", 1});
   TrainingWindow window(RewardMode::Result, 0.5, true);
-  SelfPlayOptions so = options(9);
-  so.search = GumbelOptions{8, 50, 1};
-  SelfPlayGenerator gen(eval, so);
-  gen.play(0, 16, [&](PlayedGame&& g) { window.add(g.row, g.decisions); });
+  gumbel_games(trainer, window);
   Rng rng(3);
   TrainBatch b = window.sample(256, rng, false, true);
   ASSERT_EQ(b.positions.size(), 256u);
@@ -174,12 +179,8 @@ TEST(Training, ReanalysisKeepsTheTargetsFromItsPly) {
   o.threads = 1;
   o.reanalyse_before_ply = 20;
   Trainer trainer({16, 1}, o, 5);
-  net::Evaluator eval(trainer.network(), {"cpu", 1});
   TrainingWindow window(RewardMode::Result, 0.5, true);
-  SelfPlayOptions so = options(9);
-  so.search = GumbelOptions{8, 50, 1};
-  SelfPlayGenerator gen(eval, so);
-  gen.play(0, 16, [&](PlayedGame&& g) { window.add(g.row, g.decisions); });
+  gumbel_games(trainer, window);
   Rng rng(4);
   TrainBatch b = window.sample(256, rng, false, true);
   for (float& t : b.targets) t = 0.25f;
