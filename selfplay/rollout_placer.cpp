@@ -148,13 +148,22 @@ void RolloutPlacer::look_ahead(std::span<PlacementRequest> requests) {
   for (size_t i = 0; i < requests.size(); ++i) {
     PlacementRequest& r = requests[i];
     const GumbelDraw& d = draws[i];
-    std::vector<double> q(d.legal.size(), prior[i].value);
+    std::vector<double> q(d.legal.size());
     size_t at = first[i];
     for (int j : d.chosen) {
       double sum = 0;
       for (int c = 0; c < options_.rollouts; ++c) sum += value[at++];
       q[size_t(j)] = 2 * sum / options_.rollouts - 1;  // the mover's, in [-1, 1]
     }
+    // The drops not tried: v_mix, not the value head's value, which is on another scale than
+    // the completions' (it gave them 30 % of the target at plies 32-35 in docs/benchmarks.md's
+    // "Completing the look-ahead's targets").
+    double untried =
+        mixed_value(prior[i].value, d.logp.data(), q.data(), d.chosen.data(), d.chosen.size());
+    std::vector<bool> tried(d.legal.size(), false);
+    for (int j : d.chosen) tried[size_t(j)] = true;
+    for (size_t j = 0; j < q.size(); ++j)
+      if (!tried[j]) q[j] = untried;
     int best = -1;
     r.decision = gumbel_decision(d, q, prior[i], options_.c_visit, options_.c_scale, best);
     r.move = net::policy_move(*r.position, r.decision->action);

@@ -11,7 +11,8 @@
 // The choice and the training target are the Gumbel search's (selfplay/search_target.h): the
 // drop maximising g(a) + log pi(a) + sigma(q(a)) (without the noise g when `noise` is false:
 // the best prior plus value, for measurements), and pi' = softmax(log pi + sigma(completed q)),
-// drops not tried completed with the value head's value of the position.
+// drops not tried completed with v_mix (selfplay/search_target.h: mostly the prior-weighted mean
+// of the candidates' q, as the value head's value is on another scale than the completions').
 //
 // Where the value head looks one ply deep (GumbelPlacer), this looks to move 41 with the engine
 // that makes training's reward: a better teacher at some 100 times the cost (k R completions of

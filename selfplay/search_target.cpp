@@ -42,4 +42,17 @@ void improved_policy(const double* logp, const double* q, size_t n, double c_vis
   for (size_t j = 0; j < n; ++j) out[j] /= sum;
 }
 
+double mixed_value(double value, const double* logp, const double* q, const int* chosen, size_t n) {
+  if (n == 0) return value;
+  double top = -INFINITY;
+  for (size_t c = 0; c < n; ++c) top = std::max(top, logp[chosen[c]]);
+  double mass = 0, sum = 0;
+  for (size_t c = 0; c < n; ++c) {
+    double p = std::exp(logp[chosen[c]] - top);  // relative: the ratio needs no normalising
+    mass += p;
+    sum += p * q[chosen[c]];
+  }
+  return (value + double(n) * sum / mass) / (1 + double(n));
+}
+
 }  // namespace fuseki

@@ -29,4 +29,12 @@ double search_sigma(double q, double c_visit, double c_scale);
 void improved_policy(const double* logp, const double* q, size_t n, double c_visit, double c_scale,
                      double* out);
 
+// Gumbel MuZero's mixed value v_mix (Danihelka et al. 2022, "Policy improvement by planning
+// with Gumbel", appendix D) with one visit a candidate: the completed value of the drops not
+// evaluated, (v + n sum_c pi(c) q(c) / sum_c pi(c)) / (1 + n) over the n candidates c
+// (positions in logp and q given by `chosen`). Where the candidates' q come from another judge
+// than the value v (the rollout placer's engine), v alone would give the drops never tried
+// whatever v's bias is; v_mix gives them the prior-weighted mean of what was tried.
+double mixed_value(double value, const double* logp, const double* q, const int* chosen, size_t n);
+
 }  // namespace fuseki

@@ -196,6 +196,20 @@ TEST(Gumbel, DropValueIsTheDecidingPlayers) {
   EXPECT_FLOAT_EQ(drop_value(second, third, 0.4f), -0.4f);
 }
 
+TEST(Gumbel, MixedValueIsThePriorWeightedMeanOfTheCandidatesMixedWithTheValue) {
+  // Prior 0.5, 0.3, 0.2; the first two tried (q 0.2 and -0.4), value 0.9: the prior-weighted
+  // mean of the tried is (0.5 * 0.2 - 0.3 * 0.4) / 0.8 = -0.025, v_mix (0.9 + 2 (-0.025)) / 3.
+  const double logp[] = {std::log(0.5), std::log(0.3), std::log(0.2)};
+  const double q[] = {0.2, -0.4, 123.0};  // the third is not read
+  const int chosen[] = {0, 1};
+  EXPECT_NEAR(mixed_value(0.9, logp, q, chosen, 2), 0.85 / 3, 1e-12);
+  // The prior need not be normalised; one candidate: (v + q) / 2; none: the value.
+  const double shifted[] = {std::log(5.0), std::log(3.0), 0};
+  EXPECT_NEAR(mixed_value(0.9, shifted, q, chosen, 2), 0.85 / 3, 1e-12);
+  EXPECT_NEAR(mixed_value(0.9, logp, q, chosen + 1, 1), 0.25, 1e-12);
+  EXPECT_DOUBLE_EQ(mixed_value(0.9, logp, q, chosen, 0), 0.9);
+}
+
 TEST(Gumbel, TheRulingIsDecidedWhenGotesLastDropCannotCloseEveryLine) {
   // rules.md's move-40 vectors: one line that a gold can close; two lines that one cannot.
   EXPECT_FALSE(ruling41_decided(fuseki::testing::at(
