@@ -94,6 +94,7 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
   // Runs side by side: Elo against a reference by wall-clock time.
   struct CompareArgs {
     std::vector<std::string> dirs, labels;
+    std::vector<double> starts;
     std::string reference = "uniform", out = "compare.svg";
   };
   auto ca = std::make_shared<CompareArgs>();
@@ -101,13 +102,17 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
       "compare", "Runs side by side: each run's Elo against a reference by wall-clock minutes");
   cmp->add_option("runs", ca->dirs, "Run directories")->required();
   cmp->add_option("--label", ca->labels, "A name for each run in the chart (in order)");
+  cmp->add_option("--start-minute", ca->starts,
+                  "Where each run's clock starts in the chart (in order; default 0 each): a run "
+                  "started from another run's network at that minute (network.init_from)")
+      ->check(CLI::Range(0.0, 1e7));
   cmp->add_option("--reference", ca->reference,
                   "The reference measured against ([strength] references)")
       ->capture_default_str();
   cmp->add_option("--out", ca->out, "The chart (SVG)")->capture_default_str();
   cmp->callback([&run, ca] {
     run = [ca] {
-      compare_runs(ca->dirs, ca->labels, ca->reference, ca->out);
+      compare_runs(ca->dirs, ca->labels, ca->reference, ca->out, ca->starts);
       return 0;
     };
   });

@@ -569,10 +569,14 @@ StrengthCurves strength_curves(const RunPaths& paths) {
 }
 
 void compare_runs(const std::vector<std::string>& dirs, const std::vector<std::string>& labels,
-                  const std::string& reference, const std::string& out) {
+                  const std::string& reference, const std::string& out,
+                  const std::vector<double>& starts) {
   if (dirs.empty()) throw std::runtime_error("compare: name at least one run directory");
   if (!labels.empty() && labels.size() != dirs.size())
     throw std::runtime_error("compare: " + std::to_string(labels.size()) + " labels for " +
+                             std::to_string(dirs.size()) + " runs");
+  if (!starts.empty() && starts.size() != dirs.size())
+    throw std::runtime_error("compare: " + std::to_string(starts.size()) + " start minutes for " +
                              std::to_string(dirs.size()) + " runs");
   const std::string name = "vs " + reference;
   std::vector<Series> chart;
@@ -587,6 +591,8 @@ void compare_runs(const std::vector<std::string>& dirs, const std::vector<std::s
       throw std::runtime_error("compare: " + dirs[i] + " has no strength measured " + name);
     Series series = it->second;
     series.name = labels.empty() ? dirs[i] : labels[i];
+    const double start = starts.empty() ? 0.0 : starts[i];
+    for (auto& point : series.points) point.first += start;
     chart.push_back(series);
     // The best network (latest.json) and its measurement; the highest measured.
     std::string best = "-", best_elo = "not measured";
@@ -605,7 +611,7 @@ void compare_runs(const std::vector<std::string>& dirs, const std::vector<std::s
     }
     char row[512];
     std::snprintf(row, sizeof(row), "%s  %d  %.1f  %s  %s  %+.0f (%s)\n", series.name.c_str(),
-                  c.generations, c.minutes, best.c_str(), best_elo.c_str(),
+                  c.generations, start + c.minutes, best.c_str(), best_elo.c_str(),
                   by_gen.points[top].second, gen_name(int(by_gen.points[top].first)).c_str());
     table += row;
   }

@@ -128,8 +128,10 @@ StrengthCurves strength_curves(const RunPaths& paths);
 // fusekilab compare: the runs' Elo against `reference` by wall-clock minutes in one chart (SVG,
 // written atomically to `out`), and a summary per run on stdout (generations, minutes, best
 // network and its measured Elo, the highest measured). Throws naming a directory that is not a
-// run or has no measurement against the reference.
+// run or has no measurement against the reference. `starts` (empty, or one a run): the minute
+// at which each run's clock begins, for a run that went on from another's network.
 void compare_runs(const std::vector<std::string>& dirs, const std::vector<std::string>& labels,
-                  const std::string& reference, const std::string& out);
+                  const std::string& reference, const std::string& out,
+                  const std::vector<double>& starts = {});
 
 }  // namespace fuseki

@@ -128,6 +128,14 @@ grep -q '^b  2  [0-9.]*  gen-0000  [-+][0-9]* \[' "$dir/out" || fail "compare's 
 grep -q '<svg' "$dir/cmp.svg" && grep -q '>b<' "$dir/cmp.svg" || fail "compare's chart"
 expect_error "is not a run" "$bin" compare "$dir/nothing"
 expect_error "2 labels for 1 runs" "$bin" compare "$dir/gate" --label a --label b
+# A run that went on from another's network at minute 10: its clock, chart and table, from there.
+"$bin" compare "$dir/gate" "$dir/gate" --label a --label b --start-minute 0 --start-minute 10 \
+  --out "$dir/cmp2.svg" >"$dir/out2" || fail "compare --start-minute failed"
+a_min=$(awk '$1 == "a" {print $3}' "$dir/out2")
+b_min=$(awk '$1 == "b" {print $3}' "$dir/out2")
+awk -v a="$a_min" -v b="$b_min" 'BEGIN {exit !(b - a > 9.95 && b - a < 10.05)}' ||
+  fail "compare --start-minute: minutes $a_min and $b_min"
+expect_error "1 start minutes for 2 runs" "$bin" compare "$dir/gate" "$dir/gate" --start-minute 5
 grep -q 'rejected' "$dir/gate/report.html" || fail "the report does not show the rejection"
 # rule always: the newest is taken whatever the match says.
 "$bin" pipeline --dir "$dir/always" --generations 1 --network.channels 8 --network.blocks 1 \
