@@ -128,7 +128,7 @@ grep -q '^b  2  [0-9.]*  gen-0000  [-+][0-9]* \[' "$dir/out" || fail "compare's 
 grep -q '<svg' "$dir/cmp.svg" && grep -q '>b<' "$dir/cmp.svg" || fail "compare's chart"
 expect_error "is not a run" "$bin" compare "$dir/nothing"
 expect_error "2 labels for 1 runs" "$bin" compare "$dir/gate" --label a --label b
-# A run that went on from another's network at minute 10: its clock, chart and table, from there.
+# A run that went on from another's network at minute 10: its minutes in the table from there.
 "$bin" compare "$dir/gate" "$dir/gate" --label a --label b --start-minute 0 --start-minute 10 \
   --out "$dir/cmp2.svg" >"$dir/out2" || fail "compare --start-minute failed"
 a_min=$(awk '$1 == "a" {print $3}' "$dir/out2")
