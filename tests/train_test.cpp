@@ -137,6 +137,35 @@ TEST(Training, PolicyLearnsInBfloat16) { policy_learns({"bf16"}); }
 // The searching trainer (Gumbel self-play, cross-entropy toward the improved policy) learns it.
 TEST(Training, SearchLearnsAPlacementThatWins) { policy_learns({"fp32", true}); }
 
+// Each decision of the window reads back the search target its game stored (bench/distill
+// measures a network's fit to them), in the order the games were added.
+TEST(Training, TheWindowGivesEachDecisionItsStoredTarget) {
+  TrainOptions o;
+  o.target = TrainTarget::Search;
+  o.threads = 1;
+  Trainer trainer({16, 1}, o, 5);
+  TrainingWindow window(RewardMode::Result, 0.5, true);
+  net::Evaluator eval(trainer.network(), {"cpu", 1});
+  SelfPlayOptions so = options(9);
+  so.search = GumbelOptions{8, 50, 1};
+  std::vector<DecisionRow> stored;
+  SelfPlayGenerator(eval, so).play(0, 4, [&](PlayedGame&& g) {
+    window.add(g.row, g.decisions);
+    stored.insert(stored.end(), g.decisions.begin(), g.decisions.end());
+  });
+  ASSERT_EQ(window.decisions(), stored.size());
+  ASSERT_GT(stored.size(), 0u);
+  for (size_t i = 0; i < stored.size(); ++i) {
+    auto target = window.target(window.all()[i]);
+    ASSERT_EQ(target.size(), stored[i].target.size()) << "decision " << i;
+    ASSERT_GT(target.size(), 0u);
+    for (size_t j = 0; j < target.size(); ++j) {
+      EXPECT_EQ(target[j].action, stored[i].target[j].action);
+      EXPECT_EQ(target[j].prob, stored[i].target[j].prob);
+    }
+  }
+}
+
 // Self-play held on the untrained network (its value head knows nothing, so the targets it
 // stores carry nothing to learn): reanalysis remakes them with the trained network's values.
 TEST(Training, ReanalysisLearnsWhileSelfPlayStaysOnTheUntrainedNetwork) {

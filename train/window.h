@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,10 @@ class TrainingWindow {
   // The decision's position (the game replayed to its ply).
   Position position(const WindowDecision& d) const;
   const std::vector<WindowDecision>& all() const { return decisions_; }
+  // The decision's search target (empty without targets).
+  std::span<const PolicyTarget> target(const WindowDecision& d) const {
+    return {target_pool_.data() + d.target_first, d.target_count};
+  }
 
  private:
   bool usable(const GameRow& game) const;
