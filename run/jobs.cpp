@@ -34,8 +34,6 @@ int run_pipeline(const std::string& config_path, const std::vector<std::string>&
   RunPaths paths{c.dir};
   init_run(c);
   std::unique_ptr<KingPairTable> table = king_table_of(c);
-  std::vector<int> all(size_t(c.workers));
-  for (int w = 0; w < c.workers; ++w) all[size_t(w)] = w;
   const double started = now_seconds();
   int reached = 0;
   for (int g = 0; g < c.generations; ++g, reached = g) {
@@ -46,8 +44,11 @@ int run_pipeline(const std::string& config_path, const std::vector<std::string>&
                 << gen_name(g) << "'s self-play\n";
       break;
     }
-    run_selfplay(c, paths, g, table.get(), all, c.workers);
-    finish_generation(c, paths, g, table.get(), now_seconds() - t0);
+    const RunConfig cg = generation_config(c, paths, g);  // run.then's from its generation
+    std::vector<int> all(size_t(cg.workers));
+    for (int w = 0; w < cg.workers; ++w) all[size_t(w)] = w;
+    run_selfplay(cg, paths, g, table.get(), all, cg.workers);
+    finish_generation(cg, paths, g, table.get(), now_seconds() - t0);
   }
   write_report(paths);
   std::cout << "pipeline: " << reached << " generations in " << paths.root.string()
@@ -115,9 +116,10 @@ int run_worker(const std::string& dir, const std::vector<std::string>& overrides
   std::unique_ptr<KingPairTable> table = king_table_of(c);
   while (true) {
     double t0 = now_seconds();
-    run_selfplay(c, paths, generation, table.get(), {id}, count);
+    const RunConfig cg = generation_config(c, paths, generation);
+    run_selfplay(cg, paths, generation, table.get(), {id}, count);
     std::cout << "selfplay: worker " << id << "/" << count << " finished its "
-              << worker_games(c.games, id, count) << " games of " << gen_name(generation) << " in "
+              << worker_games(cg.games, id, count) << " games of " << gen_name(generation) << " in "
               << paths.selfplay(generation).string() << " (" << now_seconds() - t0 << " s)"
               << std::endl;
     if (!follow || generation + 1 >= c.generations) return 0;
@@ -206,8 +208,9 @@ int run_trainer(const std::string& dir, const std::vector<std::string>& override
   if (!newest) throw std::runtime_error(dir + ": no network is published yet");
   for (int g = newest->generation; g < c.generations; ++g) {
     double t0 = now_seconds();
-    if (int rc = wait_for_selfplay(c, paths, g, poll, timeout, no_wait)) return rc;
-    finish_generation(c, paths, g, table.get(), now_seconds() - t0);
+    const RunConfig cg = generation_config(c, paths, g);
+    if (int rc = wait_for_selfplay(cg, paths, g, poll, timeout, no_wait)) return rc;
+    finish_generation(cg, paths, g, table.get(), now_seconds() - t0);
   }
   write_report(paths);
   std::cout << "train: " << dir << " at " << gen_name(std::max(c.generations, newest->generation))

@@ -1,5 +1,6 @@
 #include "run/run_config.h"
 
+#include <sstream>
 #include <stdexcept>
 
 #include "eval/king_pairs.h"
@@ -35,7 +36,17 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
               "pipeline: no new generation starts after this many minutes of the process (0: none)")
       .text("device", c.device, "cpu, cuda, cuda:N or auto, for inference and training")
       .choice("precision", c.precision, {"fp32", "bf16", "fp16"},
-              "Self-play and gating inference precision (fp16: CUDA only)");
+              "Self-play and gating inference precision (fp16: CUDA only)")
+      .text("then", c.then,
+            "A second stage: settings \"section.key=value\" separated by spaces (not of [run] "
+            "or [network]) that apply from the generation run.then_minutes or "
+            "run.then_generation starts; training then continues from the best network on the "
+            "second stage's games only")
+      .number("then_minutes", c.then_minutes, 0.0, 1e7,
+              "run.then begins with the first generation after this many minutes of the run's "
+              "clock (0: not by time)")
+      .integer("then_generation", c.then_generation, 0, 100000,
+               "run.then begins with this generation's self-play (0: not by generation)");
   s.emplace_back("network", "The placement network built at generation 0.");
   s.back()
       .integer("channels", c.channels, 1, net::kMaxChannels, "Width of the residual trunk")
@@ -156,13 +167,10 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
   return s;
 }
 
-RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides) {
-  RunConfig c;
-  std::vector<OptionSection> sections = run_config_sections(c);
-  std::vector<OptionSection*> all;
-  for (OptionSection& section : sections) all.push_back(&section);
-  if (!path.empty()) read_toml(path, all);
-  for (const std::string& o : overrides) apply_override(o, all);
+namespace {
+
+// The checks across settings, for a config and for its second stage.
+void check_run_config(const RunConfig& c) {
   if (c.kings == "table" && c.king_table.empty())
     fail("selfplay.kings", "'table' needs selfplay.king_table");
   if (c.gating_score == "eval" && c.eval_nodes == 0)
@@ -184,6 +192,57 @@ RunConfig load_run_config(const std::string& path, const std::vector<std::string
   if (c.strength.games > 0) strength_references(c.strength.references);  // throws naming one
   if (c.reward != "eval" && !c.play_out)
     fail("train.reward", "'" + c.reward + "' needs game results: selfplay.play_out = true");
+}
+
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+}  // namespace
+
+RunConfig second_stage(const RunConfig& config) {
+  RunConfig c = config;
+  std::vector<OptionSection> sections = run_config_sections(c);
+  std::vector<OptionSection*> all;
+  for (OptionSection& section : sections) all.push_back(&section);
+  for (const std::string& o : words(config.then)) {
+    if (o.rfind("run.", 0) == 0 || o.rfind("network.", 0) == 0)
+      fail("run.then", "'" + o + "': a second stage keeps the run's [run] and [network] settings");
+    try {
+      apply_override(o, all);
+    } catch (const std::exception& e) {
+      fail("run.then", e.what());
+    }
+  }
+  if (c.kings != config.kings || c.king_table != config.king_table)
+    fail("run.then", "a second stage keeps the run's kings (selfplay.kings, selfplay.king_table)");
+  try {
+    check_run_config(c);
+  } catch (const std::exception& e) {
+    fail("run.then", std::string("in the second stage, ") + e.what());
+  }
+  return c;
+}
+
+RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides) {
+  RunConfig c;
+  std::vector<OptionSection> sections = run_config_sections(c);
+  std::vector<OptionSection*> all;
+  for (OptionSection& section : sections) all.push_back(&section);
+  if (!path.empty()) read_toml(path, all);
+  for (const std::string& o : overrides) apply_override(o, all);
+  check_run_config(c);
+  if (!c.then.empty()) {
+    if (c.then_minutes == 0 && c.then_generation == 0)
+      fail("run.then", "a second stage needs run.then_minutes or run.then_generation to begin");
+    second_stage(c);  // throws naming a bad setting
+  } else if (c.then_minutes > 0 || c.then_generation > 0) {
+    fail(c.then_minutes > 0 ? "run.then_minutes" : "run.then_generation",
+         "begins a second stage, but run.then gives it no settings");
+  }
   return c;
 }
 

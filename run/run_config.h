@@ -25,6 +25,11 @@ struct RunConfig {
   double minutes = 0;  // no new generation starts after this much wall-clock time; 0: no limit
   std::string device = "cpu";
   std::string precision = "fp32";  // of self-play and gating inference: fp32 | bf16 | fp16 (CUDA)
+  // A second stage: "section.key=value ..." applied from the first generation that starts after
+  // then_minutes of the run's clock or at then_generation (docs/training.md, "Two stages").
+  std::string then;
+  double then_minutes = 0;
+  int then_generation = 0;
   // [network]
   int channels = net::NetConfig().channels;
   int blocks = net::NetConfig().blocks;
@@ -110,5 +115,8 @@ inline net::NetConfig net_config(const RunConfig& c) {
 RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides);
 // The resolved config as TOML.
 std::string to_toml(const RunConfig& c);
+// The settings of run.then's second stage: `c` with run.then's overrides applied and checked as
+// a config is (c itself when run.then is empty). They may not touch [run] or [network].
+RunConfig second_stage(const RunConfig& c);
 
 }  // namespace fuseki

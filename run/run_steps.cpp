@@ -211,6 +211,21 @@ RunConfig load_run(const std::string& dir, const std::vector<std::string>& overr
   return load_run_config(paths.config().string(), all);
 }
 
+std::optional<int> second_stage_start(const RunPaths& paths) {
+  if (!fs::exists(paths.stage())) return std::nullopt;
+  std::ifstream in(paths.stage());
+  try {
+    return json::parse(in).at("generation").get<int>();
+  } catch (const json::exception& e) {
+    throw std::runtime_error(paths.stage().string() + ": not a stage record (" + e.what() + ")");
+  }
+}
+
+RunConfig generation_config(const RunConfig& c, const RunPaths& paths, int g) {
+  std::optional<int> start = second_stage_start(paths);
+  return start && g >= *start ? second_stage(c) : c;
+}
+
 Publication publish(const RunPaths& paths, int g, const Selection& selection) {
   Publication pub;
   pub.generation = g;
@@ -401,15 +416,22 @@ std::vector<GameRow> generation_games(const RunPaths& paths, int g) {
 
 nlohmann::json run_training(const RunConfig& c, const RunPaths& paths, int g) {
   TrainOptions o = train_options(c);
-  fs::path start = fs::exists(paths.partial(g + 1)) ? paths.partial(g + 1) : paths.checkpoint(g);
-  Trainer trainer(net_config(c), o, c.seed, start.string());
+  const std::optional<int> stage = second_stage_start(paths);
+  const bool in_stage = stage && g >= *stage;
+  const fs::path base =
+      in_stage && g == *stage ? fs::path(checked_publication(paths, g).file) : paths.checkpoint(g);
+  const bool resumed = fs::exists(paths.partial(g + 1));
+  Trainer trainer(net_config(c), o, c.seed, (resumed ? paths.partial(g + 1) : base).string());
   // Reanalysis takes its prior from the network that played generation g (the gate's best).
   if (o.target == TrainTarget::Search && o.reanalyse && fs::exists(paths.publication(g)))
     trainer.set_behaviour(checked_publication(paths, g).file);
-  uint64_t first_step = uint64_t(g) * uint64_t(c.steps);
-  uint64_t target = first_step + uint64_t(c.steps);
+  // train.steps steps from where the generation's network stands, whatever its count: a run
+  // started from another run's checkpoint (network.init_from) carries that run's steps.
+  const uint64_t first_step =
+      resumed ? net::load_checkpoint(base.string()).state.train_step : trainer.steps();
+  const uint64_t target = first_step + uint64_t(c.steps);
   std::vector<std::string> shards;
-  for (int k = 0; k <= g; ++k)
+  for (int k = in_stage ? *stage : 0; k <= g; ++k)
     for (const std::string& s : list_shards(paths.selfplay(k).string())) shards.push_back(s);
   RewardMode mode = c.reward == "eval"  ? RewardMode::Eval
                     : c.reward == "mix" ? RewardMode::Mix
@@ -728,6 +750,31 @@ std::optional<json> generation_line(const RunPaths& paths, int g) {
   return std::nullopt;
 }
 
+// Begins run.then's second stage with generation g + 1 when its time or generation has come:
+// the run's clock is the sum of its generations' wall_seconds, so a resumed run decides the same.
+void begin_second_stage_if_due(const RunConfig& c, const RunPaths& paths, int g) {
+  if (c.then.empty() || second_stage_start(paths)) return;
+  double clock = 0;
+  std::ifstream in(paths.generations());
+  for (std::string text; std::getline(in, text);) {
+    try {
+      json j = json::parse(text);
+      if (j.at("generation").get<int>() <= g) clock += j.value("wall_seconds", 0.0);
+    } catch (const json::exception&) {
+    }
+  }
+  const bool by_generation = c.then_generation > 0 && g + 1 >= c.then_generation;
+  const bool by_time = c.then_minutes > 0 && clock >= 60 * c.then_minutes;
+  if (!by_generation && !by_time) return;
+  json j = {{"generation", g + 1},
+            {"minutes", clock / 60},
+            {"why", by_generation ? "run.then_generation" : "run.then_minutes"},
+            {"then", c.then}};
+  write_file_atomically(paths.stage().string(), j.dump() + "\n");
+  std::fprintf(stderr, "second stage (run.then) from %s's self-play, after %.1f minutes: %s\n",
+               gen_name(g + 1).c_str(), clock / 60, c.then.c_str());
+}
+
 json measure(const RunConfig& c, const RunPaths& paths, int g, const KingPairTable* table) {
   StrengthSetup setup;
   setup.rules = c.rules;
@@ -772,6 +819,8 @@ void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const K
             {"selfplay_seconds", selfplay_seconds},
             {"train", trained},
             {"train_seconds", t2 - t1}};
+    if (std::optional<int> stage = second_stage_start(paths); stage && g >= *stage)
+      line["stage"] = 2;  // run.then's settings
     // The gate: the candidate against the best so far.
     bool accepted = true;
     std::string why;
@@ -829,6 +878,7 @@ void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const K
     line["wall_seconds"] = now_seconds() - started;
     append_line(paths.generations(), line.dump());
   }
+  begin_second_stage_if_due(c, paths, g);
   Selection selection{line.value("best", gen_name(g + 1)), line.value("accepted", true),
                       line.value("why", std::string()), current.calibration};
   if (c.eval_fit && line.contains("eval_calibration"))

@@ -10,6 +10,7 @@
 //   selfplay/gen-NNNN/           shards w<worker>-g<first>-n<games>.h5 (+ .records), journals,
 //                                workers (the worker count the games are split over), locks
 //   train/metrics.jsonl, generations.jsonl, report.html
+//   stage.json                   where run.then's second stage began (second_stage_start)
 #pragma once
 
 #include <cstdint>
@@ -45,6 +46,7 @@ struct RunPaths {
   std::filesystem::path selfplay(int g) const { return root / "selfplay" / gen_name(g); }
   std::filesystem::path metrics() const { return root / "train" / "metrics.jsonl"; }
   std::filesystem::path generations() const { return root / "generations.jsonl"; }
+  std::filesystem::path stage() const { return root / "stage.json"; }
 };
 
 // A published network.
@@ -100,7 +102,16 @@ std::vector<std::string> incomplete_selfplay(const RunConfig& c, const RunPaths&
 // Every game of generation g's finished shards.
 std::vector<GameRow> generation_games(const RunPaths& paths, int g);
 
-// Trains gen-g into gen-(g+1) (resuming a partial run exactly), without publishing it.
+// run.then's second stage: the generation whose self-play begins it, once the run has reached
+// it (stage.json, written when the generation before it is finished); none before.
+std::optional<int> second_stage_start(const RunPaths& paths);
+// The settings generation g runs with: the second stage's (second_stage) from its first
+// generation on, else c.
+RunConfig generation_config(const RunConfig& c, const RunPaths& paths, int g);
+
+// Trains gen-g into gen-(g+1) (resuming a partial run exactly), without publishing it. The
+// second stage's first training starts from the best network, and the second stage trains on
+// its own games only.
 nlohmann::json run_training(const RunConfig& c, const RunPaths& paths, int g);
 // After self-play of gen-g: training, publication of gen-(g+1), gating, the generations.jsonl
 // line and the report.

@@ -101,4 +101,38 @@ expect_error "--selfplay.rollout-opponent: 'self' is not one of network, uniform
   --gating.games 8 --gating.score result --strength.games 0 >"$dir/hybrid.log" 2>&1 ||
   { cat "$dir/hybrid.log"; fail "pipeline with rollouts from ply 34"; }
 [ -e "$dir/hybrid/models/gen-0002.ckpt" ] || fail "hybrid: no gen-0002 checkpoint"
+# A second stage (run.then): bad stages refused before anything is written.
+expect_error "run.then: 'network.channels=8': a second stage keeps the run's [run] and [network]" \
+  "$bin" pipeline --run.dir "$dir/st" --run.then "network.channels=8" --run.then-generation 1
+expect_error "run.then: --set selfplay.speed=2: unknown key selfplay.speed" \
+  "$bin" pipeline --run.dir "$dir/st" --run.then "selfplay.speed=2" --run.then-generation 1
+expect_error "run.then: in the second stage, train.target: 'search'" \
+  "$bin" pipeline --run.dir "$dir/st" --run.then "train.target=search" --run.then-generation 1
+expect_error "run.then: a second stage needs run.then_minutes or run.then_generation" \
+  "$bin" pipeline --run.dir "$dir/st" --run.then "selfplay.games=8"
+expect_error "run.then_minutes: begins a second stage, but run.then gives it no settings" \
+  "$bin" pipeline --run.dir "$dir/st" --run.then-minutes 5
+[ ! -e "$dir/st" ] || fail "pipeline made a run for a refused second stage"
+# From generation 1 on: its settings (16 games, 3 steps a generation), training from the best
+# network (gen-0000 here: the gate takes nothing from 2 games) on the stage's own games.
+"$bin" pipeline --run.dir "$dir/stage" --run.generations 3 --network.channels 8 \
+  --network.blocks 1 --selfplay.games 8 --selfplay.shard-games 8 \
+  --selfplay.playout builtin:nodes=20 --train.steps 5 --train.batch-size 16 --gating.games 1 \
+  --gating.rule interval --strength.games 0 --run.then-generation 1 \
+  --run.then "selfplay.games=16 selfplay.shard_games=16 train.steps=3" >"$dir/stage.log" 2>&1 ||
+  { cat "$dir/stage.log"; fail "pipeline with a second stage"; }
+grep -q '"generation":1' "$dir/stage/stage.json" || fail "stage.json: $(cat "$dir/stage/stage.json")"
+grep -q 'second stage (run.then) from gen-0001' "$dir/stage.log" || fail "the stage's start not said"
+lines=$(grep -c '"stage":2' "$dir/stage/generations.jsonl" || true)
+[ "$lines" = 2 ] || fail "second stage: $lines generation lines marked stage 2, not 2"
+for g in 0 1 2; do
+  n=$(cat "$dir"/stage/selfplay/gen-000$g/*.records 2>/dev/null | wc -l)
+  want=16
+  [ $g = 0 ] && want=8
+  [ "$n" = "$want" ] || fail "second stage: gen-000$g played $n games, not $want"
+done
+# Steps: gen-0001 trained 5 from gen-0000 (0); gen-0002 3 from the best, gen-0000; gen-0003 3 more.
+steps=$(sed -E 's/.*"generation":([0-9]+).*"step":([0-9]+).*/\1 \2/' "$dir/stage/train/metrics.jsonl" |
+  awk '{ last[$1] = $2 } END { printf "%s %s %s", last[1], last[2], last[3] }')
+[ "$steps" = "5 3 6" ] || fail "second stage: steps by generation '$steps', not '5 3 6'"
 echo "config_cli: OK"

@@ -20,3 +20,14 @@ low=$(echo "$line" | grep -o '"gating":{[^}]*' | grep -o '"ci95":\[[0-9.eE+-]*' 
 awk -v low="$low" 'BEGIN { exit !(low > 0.5) }' ||
   { echo "FAIL: generation 1 did not beat generation 0 (interval from $low)"; exit 1; }
 echo "pipeline smoke: generation 1 beat generation 0 (interval from $low)"
+
+# A run started from another run's network (network.init_from) trains train.steps steps in its
+# first generation, counted from the steps that network carries (gen-0001 here: 400).
+"$bin" pipeline --config "$root/configs/smoke.toml" --dir "$dir/warm" --generations 1 \
+  --network.init-from "$dir/run/models/gen-0001.ckpt" --selfplay.games 64 --selfplay.shard-games 64 \
+  --train.steps 20 --gating.games 0 --strength.games 0 >/dev/null 2>"$dir/warm.err" ||
+  { cat "$dir/warm.err"; echo "FAIL: the run from gen-0001"; exit 1; }
+step=$(tail -n 1 "$dir/warm/train/metrics.jsonl" | grep -o '"step":[0-9]*' | cut -d: -f2)
+[ "$step" = 420 ] ||
+  { echo "FAIL: the run from gen-0001 (400 steps) ended its first training at step '$step', not 420"; exit 1; }
+echo "pipeline smoke: a run from gen-0001 trained steps 401-420"
