@@ -688,7 +688,8 @@ void write_report(const RunPaths& paths) {
       char row[512];
       std::snprintf(
           row, sizeof(row), "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-          gen_name(int(g) + 1).c_str(), j.value("accepted", true) ? "accepted" : "<b>rejected</b>",
+          (gen_name(int(g) + 1) + (j.value("stage", 1) == 2 ? " (run.then)" : "")).c_str(),
+          j.value("accepted", true) ? "accepted" : "<b>rejected</b>",
           j.value("best", gen_name(int(g) + 1)).c_str(), j.value("why", std::string("")).c_str());
       gate_rows += row;
     } catch (const json::exception&) {

@@ -2,14 +2,14 @@
 # Set up, build, and run the whole test suite:
 #   1. Release build, every test (ctest), the perft benchmark in quick mode;
 #   2. address+undefined sanitizer build (clang) of the rules, engine, shard and command-line
-#      tests, and both fuzzers for a bounded time (FUSEKILAB_FUZZ_SECONDS, default 60 each);
+#      tests, and both fuzzers for a bounded time (FUSEKILAB_FUZZ_SECONDS, default 30 each);
 #   3. thread sanitizer build of the command line, playing games on several threads;
 #   4. clang-format check of the sources.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
-fuzz_seconds=${FUSEKILAB_FUZZ_SECONDS:-60}
+fuzz_seconds=${FUSEKILAB_FUZZ_SECONDS:-30}
 start=$(date +%s)
 
 bash scripts/setup.sh
