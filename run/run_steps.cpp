@@ -751,19 +751,12 @@ std::optional<json> generation_line(const RunPaths& paths, int g) {
   return std::nullopt;
 }
 
-// Begins run.then's second stage with generation g + 1 when its time or generation has come:
-// the run's clock is the sum of its generations' wall_seconds, so a resumed run decides the same.
+// Begins run.then's second stage with generation g + 1 when its time or generation has come.
+// The run's clock is the report's (strength_curves: the generations' wall_seconds so far, g's the
+// last, since gen-(g+1) is not yet published), so a resumed run decides the same.
 void begin_second_stage_if_due(const RunConfig& c, const RunPaths& paths, int g) {
   if (c.then.empty() || second_stage_start(paths)) return;
-  double clock = 0;
-  std::ifstream in(paths.generations());
-  for (std::string text; std::getline(in, text);) {
-    try {
-      json j = json::parse(text);
-      if (j.at("generation").get<int>() <= g) clock += j.value("wall_seconds", 0.0);
-    } catch (const json::exception&) {
-    }
-  }
+  const double clock = 60 * strength_curves(paths).minutes;
   const bool by_generation = c.then_generation > 0 && g + 1 >= c.then_generation;
   const bool by_time = c.then_minutes > 0 && clock >= 60 * c.then_minutes;
   if (!by_generation && !by_time) return;
