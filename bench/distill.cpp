@@ -108,7 +108,8 @@ int main(int argc, char** argv) {
   if (argc < 8) {
     std::fprintf(stderr,
                  "usage: distill OUT INIT STEPS LR THREADS VALID_SHARD TRAIN_SHARD|DIR...\n"
-                 "  INIT: a checkpoint, or new:CHANNELS:BLOCKS (a fresh network)\n"
+                 "  INIT: a checkpoint, or new:CHANNELS:BLOCKS[:site] (a fresh network; site: the\n"
+                 "  front end's inputs with attack maps and its labels)\n"
                  "  trains toward the shards' search targets (batch 256, Adam, no reanalysis),\n"
                  "  reports the fit to VALID_SHARD's targets ten times, writes OUT\n");
     return 2;
@@ -142,11 +143,14 @@ int main(int argc, char** argv) {
     net::NetConfig config;
     std::string start;
     if (init.rfind("new:", 0) == 0) {
-      int c = 0, b = 0;
-      if (std::sscanf(init.c_str(), "new:%d:%d", &c, &b) != 2) {
-        std::fprintf(stderr, "distill: INIT '%s' is not new:CHANNELS:BLOCKS\n", init.c_str());
+      int c = 0, b = 0, used = 0;
+      if (std::sscanf(init.c_str(), "new:%d:%d%n", &c, &b, &used) != 2 ||
+          (init.substr(size_t(used)) != "" && init.substr(size_t(used)) != ":site")) {
+        std::fprintf(stderr, "distill: INIT '%s' is not new:CHANNELS:BLOCKS[:site]\n",
+                     init.c_str());
         return 2;
       }
+      config = net::with_format(config, init.substr(size_t(used)) == ":site" ? "site" : "native");
       config.channels = c;
       config.blocks = b;
       if (!net::valid(config)) {

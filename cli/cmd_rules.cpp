@@ -55,8 +55,9 @@ void add_rules_commands(CLI::App& app, Runner& run) {
   perft_cmd->add_flag("--divide", *divide, "Print the count below each root move");
   perft_cmd
       ->add_option("--positions", *positions,
-                   "A file of positions (SFEN or Fairy-Stockfish FEN), one per line: prints "
-                   "each one's count, one per line")
+                   "A file of positions (SFEN or Fairy-Stockfish FEN, optionally followed by "
+                   "\" moves\" and USI moves played from it), one per line: prints each one's "
+                   "count, one per line")
       ->excludes("--sfen")
       ->excludes("--divide");
   perft_cmd->callback([&run, pa, depth, divide, positions] {
@@ -71,7 +72,10 @@ void add_rules_commands(CLI::App& app, Runner& run) {
           if (line.empty() || line[0] == '#') continue;
           Position pos = [&] {
             try {
-              Position p = Position::from_sfen(line, r);
+              // "SFEN moves M1 M2 ...": no SFEN or FEN field is the word "moves".
+              size_t cut = line.find(" moves ");
+              Position p = Position::from_sfen(line.substr(0, cut), r);
+              if (cut != std::string::npos) play_record(p, line.substr(cut + 7));
               play_record(p, pa->moves);
               return p;
             } catch (const RulesError& e) {

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 namespace {
@@ -58,6 +59,31 @@ TEST(CliPerft, DivideListsRootMovesThenTheTotal) {
 TEST(CliPerft, SfenOption) {
   Result r = run_stdout("perft --rules shogi --sfen '7lk/9/8S/9/9/9/9/7L1/8K b P 1' --depth 2");
   EXPECT_EQ(last_line(r.out), "639");
+}
+
+TEST(CliPerft, PositionsFileTakesMovesAfterASfen) {
+  // One count a line: the start, the start with moves played (as --moves would), a bare SFEN.
+  const std::string start = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
+  const std::string file = ::testing::TempDir() + "cli_perft_positions.txt";
+  {
+    std::ofstream out(file);
+    out << start << "\n# a comment\n"
+        << start << " moves 7g7f 3c3d\n"
+        << "7lk/9/8S/9/9/9/9/7L1/8K b P 1\n";
+  }
+  Result r = run_stdout("perft --rules shogi --depth 2 --positions '" + file + "'");
+  EXPECT_EQ(r.code, 0);
+  const std::string after =
+      last_line(run_stdout("perft --rules shogi --moves '7g7f 3c3d' --depth 2").out);
+  EXPECT_EQ(r.out, "900\n" + after + "\n639\n");
+  {
+    std::ofstream out(file);
+    out << start << " moves 7g7f 7g7f\n";
+  }
+  Result bad = run("perft --rules shogi --depth 1 --positions '" + file + "'");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("cli_perft_positions.txt:1: "), std::string::npos) << bad.out;
+  std::remove(file.c_str());
 }
 
 TEST(CliLegal, OneMovePerLine) {

@@ -1,13 +1,17 @@
 // Yari Shogi: fusekilab's perft against Fairy-Stockfish's (WebAssembly build, built-in
 // "yarishogi"), spoken to over USI the way `fusekilab play` speaks to it: positions reached by
-// random play among the engine's own legal moves (its `go perft 1`), then per root move counts
-// (`go perft N`) against `fusekilab perft --divide` twice: from the engine's SFEN of the position
-// (its SFEN read by us) and from the start position plus the engine's moves (its USI moves read
-// by us). Every disagreement is printed with the root moves only one side has; exit 1 if any.
+// random play among the engine's own legal moves (its `go perft 1`), then its counts (`go perft
+// N`) against `fusekilab perft --positions` twice: from the engine's SFEN of the position (its
+// SFEN read by us) and from the start position plus the engine's moves (its USI moves read by
+// us). Every disagreement is printed with the root moves whose counts differ (fusekilab's
+// --divide of that position); exit 1 if any.
 //
 //   node tests/fsf_wasm_agreement.js FUSEKILAB ENGINE [positions] [seed]
 'use strict';
 const { execFileSync, spawn } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
 
 const [bin, engineCmd, countArg, seedArg] = process.argv.slice(2);
 if (!bin || !engineCmd) {
@@ -120,40 +124,68 @@ async function main() {
   send('isready');
   await until('readyok', 60);
 
-  // Positions: random games from the start, cut at a random ply (0..160); a finished game is kept.
+  // Positions: random games from the start to a random ply (0..160), each cut at up to four
+  // random plies along it (a finished game is kept as it ends).
   const games = [[]];
   while (games.length < count) {
     const plies = below(161);
+    const cuts = new Set([plies, below(plies + 1), below(plies + 1), below(plies + 1)]);
     const moves = [];
-    for (let i = 0; i < plies; ++i) {
+    for (let i = 0; i <= plies && games.length < count; ++i) {
+      if (cuts.has(i)) games.push(moves.slice());
+      if (i === plies) break;
       const legal = [...(await engineDivide(moves, 1)).keys()];
-      if (!legal.length) break;
+      if (!legal.length) {
+        if (!cuts.has(i)) games.push(moves.slice());
+        break;
+      }
       moves.push(legal[below(legal.length)]);
     }
-    games.push(moves);
   }
 
+  // The engine's divide and SFEN of each; then fusekilab's counts in one run a depth and way
+  // (the process start dominates a single small perft), from its SFEN and from its moves.
+  const depths = games.map((_, i) => (i === 0 ? 4 : i % 4 === 0 ? 3 : 2));
+  const theirs = [];
+  const sfens = [];
+  for (let i = 0; i < games.length; ++i) {
+    theirs.push(await engineDivide(games[i], depths[i]));
+    sfens.push(await engineSfen(games[i]));
+  }
+  const ways = [
+    ['its SFEN', (i) => sfens[i], (i) => ['--sfen', sfens[i]]],
+    ['its moves', (i) => (games[i].length ? `${START} moves ${games[i].join(' ')}` : START),
+     (i) => ['--sfen', START, '--moves', games[i].join(' ')]],
+  ];
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fsf-wasm-'));
   let bad = 0;
   let nodes = 0;
   const atDepth = { 2: 0, 3: 0, 4: 0 };
-  for (let i = 0; i < games.length; ++i) {
-    const moves = games[i];
-    const depth = i === 0 ? 4 : i % 4 === 0 ? 3 : 2;
-    ++atDepth[depth];
-    const theirs = await engineDivide(moves, depth);
-    const sfen = await engineSfen(moves);
-    for (const [name, args] of [
-      ['its SFEN', ['--sfen', sfen]],
-      ['its moves', ['--sfen', START, '--moves', moves.join(' ')]],
-    ]) {
-      const diff = differences(theirs, ourDivide([...args, '--depth', String(depth)]));
-      if (!diff.length) continue;
-      ++bad;
-      console.log(`DIFFER depth ${depth} (${name}): ${sfen} (moves: ${moves.join(' ') || '-'})`);
-      console.log(`  ${diff.join('; ')}`);
+  for (const d of [2, 3, 4]) {
+    const idx = games.map((_, i) => i).filter((i) => depths[i] === d);
+    atDepth[d] = idx.length;
+    for (const [name, line, args] of ways) {
+      const file = path.join(tmp, 'positions');
+      fs.writeFileSync(file, idx.map(line).join('\n') + '\n');
+      const out = execFileSync(bin, ['perft', '--rules', 'yari', '--depth', String(d), '--positions', file], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }).trim().split('\n');
+      if (out.length !== idx.length) throw new Error(`fusekilab printed ${out.length} counts for ${idx.length} positions`);
+      idx.forEach((i, k) => {
+        let total = 0;
+        for (const n of theirs[i].values()) total += n;
+        if (Number(out[k]) === total) return;
+        // Which root moves differ: fusekilab's divide of the same position.
+        ++bad;
+        const diff = differences(theirs[i], ourDivide([...args(i), '--depth', String(d)]));
+        console.log(`DIFFER depth ${d} (${name}): engine ${total}, fusekilab ${out[k]}: ${sfens[i]} (moves: ${games[i].join(' ') || '-'})`);
+        console.log(`  ${diff.join('; ') || 'the root moves agree; only the total differs'}`);
+      });
     }
-    for (const n of theirs.values()) nodes += n;
+    for (const i of idx) for (const n of theirs[i].values()) nodes += n;
   }
+  fs.rmSync(tmp, { recursive: true, force: true });
   finished = true;
   send('quit');
   console.log(
