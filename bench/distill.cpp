@@ -144,13 +144,14 @@ int main(int argc, char** argv) {
     std::string start;
     if (init.rfind("new:", 0) == 0) {
       int c = 0, b = 0, used = 0;
-      if (std::sscanf(init.c_str(), "new:%d:%d%n", &c, &b, &used) != 2 ||
-          (init.substr(size_t(used)) != "" && init.substr(size_t(used)) != ":site")) {
+      const bool parsed = std::sscanf(init.c_str(), "new:%d:%d%n", &c, &b, &used) == 2;
+      const std::string rest = parsed ? init.substr(size_t(used)) : "";
+      if (!parsed || (rest != "" && rest != ":site")) {
         std::fprintf(stderr, "distill: INIT '%s' is not new:CHANNELS:BLOCKS[:site]\n",
                      init.c_str());
         return 2;
       }
-      config = net::with_format(config, init.substr(size_t(used)) == ":site" ? "site" : "native");
+      config = net::with_format(config, rest == ":site" ? "site" : "native");
       config.channels = c;
       config.blocks = b;
       if (!net::valid(config)) {
