@@ -1,5 +1,7 @@
 // fusekilab: one program, one subcommand per job.
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "io/stop.h"
@@ -18,8 +20,21 @@ int main(int argc, char** argv) {
   fuseki::cli::add_config_command(app, run);
 #endif
   fuseki::cli::add_first_move_command(app, run);
+  // "--name=" gives the option an empty value, as "--name ''" does (CLI11 would take the next
+  // argument as its value instead).
+  std::vector<std::string> args(argv, argv + argc);
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.size() > 3 && a.rfind("--", 0) == 0 && a.back() == '=' && a.find('=') == a.size() - 1) {
+      args[i].pop_back();
+      args.insert(args.begin() + std::ptrdiff_t(i) + 1, std::string());
+      ++i;
+    }
+  }
+  std::vector<char*> arg_ptrs;
+  for (std::string& a : args) arg_ptrs.push_back(a.data());
   try {
-    app.parse(argc, argv);
+    app.parse(int(arg_ptrs.size()), arg_ptrs.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

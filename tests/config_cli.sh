@@ -59,6 +59,12 @@ expect_error "--band: value 0 out of range [1, 1296]" "$bin" eval table --band 0
 expect_error "--rules: 'shogi' is not a Balance rule set" "$bin" eval table --rules shogi
 expect_error "--selfplay.temperature: 'hot' is not a number" "$bin" pipeline --selfplay.temperature hot
 expect_error "--threads: value 0 out of range" "$bin" eval first-move --threads 0
+# "--name=" is an empty value, not the next argument taken as one.
+expect_error "--selfplay.temperature: '' is not a number" "$bin" pipeline --selfplay.temperature= \
+  --run.generations 0
+"$bin" pipeline --config "$src/configs/cpu-hour.toml" --run.then= --run.then-minutes 0 \
+  --run.dir "$dir/nothen" --run.generations 0 >/dev/null 2>&1 ||
+  fail "--run.then= did not clear the config's second stage"
 # Search targets come from a searching placer only.
 expect_error "train.target: 'search' trains toward a search's improved policy: it needs selfplay.placer = \"gumbel\" or \"rollout\", not \"policy\"" \
   "$bin" pipeline --run.dir "$dir/search" --selfplay.placer policy --train.target search
