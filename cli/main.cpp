@@ -20,16 +20,15 @@ int main(int argc, char** argv) {
   fuseki::cli::add_config_command(app, run);
 #endif
   fuseki::cli::add_first_move_command(app, run);
-  // "--name=" gives the option an empty value, as "--name ''" does (CLI11 would take the next
-  // argument as its value instead).
-  std::vector<std::string> args(argv, argv + argc);
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a.size() > 3 && a.rfind("--", 0) == 0 && a.back() == '=' && a.find('=') == a.size() - 1) {
-      args[i].pop_back();
-      args.insert(args.begin() + std::ptrdiff_t(i) + 1, std::string());
-      ++i;
-    }
+  // "--name=" is "--name ''", an empty value (CLI11 would take the next argument as the value).
+  std::vector<std::string> args;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    const bool empty_value =
+        i > 0 && a.size() > 3 && a.rfind("--", 0) == 0 && a.find('=') == a.size() - 1;
+    if (empty_value) a.pop_back();
+    args.push_back(a);
+    if (empty_value) args.emplace_back();
   }
   std::vector<char*> arg_ptrs;
   for (std::string& a : args) arg_ptrs.push_back(a.data());
