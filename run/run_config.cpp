@@ -88,6 +88,10 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
       .choice("rollout_opponent", c.rollout_opponent, {"network", "uniform"},
               "rollout: the opponent's later drops in a completion: the network at "
               "selfplay.temperature, or uniform")
+      .choice("rollout_play", c.rollout_play, {"search", "policy"},
+              "rollout: the drop played: the look-ahead's choice (search), or one sampled from "
+              "the network at rollout_temperature (policy: the positions the network reaches "
+              "itself, DAgger); the target is the look-ahead's either way")
       .integer("rollout_from_ply", c.rollout_from_ply, 0, 40,
                "rollout: only the drops from this ply on (plies played: 32 = the last 8 drops) "
                "look ahead by completions; earlier ones are the Gumbel search's with the value "

@@ -50,6 +50,7 @@ struct RunConfig {
   int rollout_nodes = 2000;  // rollout: the engine's budget valuing each completion
   double rollout_temperature = 0.5;
   std::string rollout_opponent = "network";  // network | uniform
+  std::string rollout_play = "search";       // search | policy (DAgger: the network's own drops)
   int rollout_from_ply = 0;                  // rollout: earlier drops are the Gumbel search's
   double uniform_share = 0;                  // games with a uniform placer on one side
   std::string kings = "uniform";             // uniform | table | network

@@ -151,6 +151,7 @@ SelfPlayOptions selfplay_options(const RunConfig& c, int generation, const KingP
     r.c_visit = c.search_c_visit;
     r.c_scale = c.search_c_scale;
     r.from_ply = c.rollout_from_ply;
+    r.play_policy = c.rollout_play == "policy";
     o.rollout = r;
   }
   o.uniform_share = c.uniform_share;

@@ -11,6 +11,7 @@
 #include "engine/outcome.h"
 #include "io/stop.h"
 #include "net/encode.h"
+#include "net/sample.h"
 #include "selfplay/gumbel_placer.h"
 
 namespace fuseki {
@@ -167,6 +168,13 @@ void RolloutPlacer::look_ahead(std::span<PlacementRequest> requests) {
     int best = -1;
     r.decision = gumbel_decision(d, q, prior[i], options_.c_visit, options_.c_scale, best);
     r.move = net::policy_move(*r.position, r.decision->action);
+    if (options_.play_policy) {  // the network's own drop; the target stays the look-ahead's
+      r.move =
+          net::sample_drop(*r.position, prior[i].policy.data(), options_.own_temperature, *r.rng);
+      int action = net::policy_index(*r.position, r.move);
+      r.decision->action = int16_t(action);
+      r.decision->prob = prior[i].policy[size_t(action)];
+    }
   }
 }
 

@@ -45,6 +45,10 @@ struct RolloutOptions {
   bool noise = true;                // Gumbel noise in the choice (self-play's exploration)
   double c_visit = 50, c_scale = 1;
   int from_ply = 0;  // decisions at earlier plies (plies played) go to the `early` placer
+  // The drop played: the look-ahead's choice (false), or one sampled from the network's policy
+  // at `own_temperature` (true: the positions the network reaches itself, as in DAgger; the
+  // training row keeps the look-ahead's improved policy as its target).
+  bool play_policy = false;
 };
 
 class RolloutPlacer : public Placer {

@@ -2,6 +2,7 @@
 // drop whose completions the move-41 ruling wins, determinism per seed, its refusals; self-play
 // rows with its targets.
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <algorithm>
 #include <set>
@@ -89,6 +90,51 @@ TEST(Rollout, FindsTheDropTheRulingWins) {
     EXPECT_GT(winners, 0.9);
   }
   EXPECT_EQ(placer.decided(), 3u * 2 * 2);  // the winners' completions, three calls
+}
+
+// rollout_play = policy (DAgger): the drop played is the network's (here its argmax, temperature
+// 0), not the look-ahead's winning knight, while the training row keeps the look-ahead's target
+// (the same one the search's choice has, the streams being the same) and the network's
+// probability of the drop played.
+TEST(Rollout, PlayPolicyPlaysTheNetworksDropWithTheLookAheadsTarget) {
+  const Position pos = fuseki::testing::at(
+      RuleSet::Fuseki, "lnsb1gsnl/ppppppppp/r8/4k4/9/9/PPPPPPPPP/1B5R1/LNSGKGS1L b Ng 1");
+  torch::manual_seed(7);  // the network's argmax below is then always the same drop
+  net::Evaluator eval(net::NetConfig{8, 1}, {"cpu", 1});
+  const net::Evaluation prior = eval.evaluate(pos);
+  MoveList legal;
+  generate_legal(pos, legal);
+  int argmax = -1;
+  for (int i = 0; i < legal.size; ++i) {
+    int a = net::policy_index(pos, legal.moves[i]);
+    if (argmax < 0 || prior.policy[size_t(a)] > prior.policy[size_t(argmax)]) argmax = a;
+  }
+  const std::string networks = move_to_usi(net::policy_move(pos, argmax), pos.variant());
+  ASSERT_NE(networks, "N*4f");  // else the test would not tell the two apart
+  ASSERT_NE(networks, "N*6f");
+  RolloutOptions o = small(17, 2);
+  o.noise = false;
+  o.own_temperature = 0;
+  RolloutPlacer search(eval, o, RuleSet::Fuseki);
+  o.play_policy = true;
+  RolloutPlacer policy(eval, o, RuleSet::Fuseki);
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    Requests a({pos}, seed), b({pos}, seed);
+    search.place(a.list);
+    policy.place(b.list);
+    std::string drop = move_to_usi(b.list[0].move, pos.variant());
+    EXPECT_EQ(drop, networks);
+    ASSERT_TRUE(b.list[0].decision);
+    EXPECT_EQ(b.list[0].decision->action, argmax);
+    EXPECT_FLOAT_EQ(b.list[0].decision->prob, prior.policy[size_t(argmax)]);
+    std::string searched = move_to_usi(a.list[0].move, pos.variant());
+    EXPECT_TRUE(searched == "N*4f" || searched == "N*6f") << searched;
+    ASSERT_EQ(a.list[0].decision->target.size(), b.list[0].decision->target.size());
+    for (size_t i = 0; i < a.list[0].decision->target.size(); ++i) {
+      EXPECT_EQ(a.list[0].decision->target[i].action, b.list[0].decision->target[i].action);
+      EXPECT_EQ(a.list[0].decision->target[i].prob, b.list[0].decision->target[i].prob);
+    }
+  }
 }
 
 TEST(Rollout, DeterministicPerSeed) {
