@@ -167,14 +167,16 @@ void RolloutPlacer::look_ahead(std::span<PlacementRequest> requests) {
       if (!tried[j]) q[j] = untried;
     int best = -1;
     r.decision = gumbel_decision(d, q, prior[i], options_.c_visit, options_.c_scale, best);
-    r.move = net::policy_move(*r.position, r.decision->action);
-    if (options_.play_policy) {  // the network's own drop; the target stays the look-ahead's
-      r.move =
-          net::sample_drop(*r.position, prior[i].policy.data(), options_.own_temperature, *r.rng);
-      int action = net::policy_index(*r.position, r.move);
-      r.decision->action = int16_t(action);
-      r.decision->prob = prior[i].policy[size_t(action)];
+    if (!options_.play_policy) {
+      r.move = net::policy_move(*r.position, r.decision->action);
+      continue;
     }
+    // The network's own drop; the target stays the look-ahead's.
+    r.move =
+        net::sample_drop(*r.position, prior[i].policy.data(), options_.own_temperature, *r.rng);
+    int action = net::policy_index(*r.position, r.move);
+    r.decision->action = int16_t(action);
+    r.decision->prob = prior[i].policy[size_t(action)];
   }
 }
 
