@@ -28,8 +28,9 @@ if /usr/bin/python3 "$(dirname "$0")/site_table_contract.py" "$dir/broken.json" 
 fi
 # A network's table names it iterN, N its generation.
 "$bin" init --dir "$dir/net" --network.channels 8 --network.blocks 1 >/dev/null
-"$bin" eval table --first-pass 1 --band 12 --playout builtin:nodes=60 --threads 2 --seed 5 --score games \
-  --network "$dir/net/models/gen-0000.ckpt" --out "$dir/nettable" >/dev/null 2>&1
+"$bin" eval table --first-pass 1 --band 12 --max-games 2000 --round-games 256 --playout builtin:nodes=60 \
+  --threads 2 --seed 5 --score games --network "$dir/net/models/gen-0000.ckpt" --out "$dir/nettable" \
+  >/dev/null 2>&1
 /usr/bin/python3 "$(dirname "$0")/site_table_contract.py" --ours "$dir/nettable/table.json" 12 iter0 ||
   { echo "FAIL: the network table's contract"; exit 1; }
 [ "$(wc -l < "$dir/whole/table.csv")" -eq 1297 ] || { echo "FAIL: CSV is not 1296 pairs"; exit 1; }
@@ -90,7 +91,8 @@ if [ -n "$shared_table" ] && [ -f "$shared_table" ]; then
   # The site's own published table passes the contract check.
   /usr/bin/python3 "$(dirname "$0")/site_table_contract.py" "$shared_table" 42 iter2455 >/dev/null ||
     { echo "FAIL: the published table fails the contract check"; exit 1; }
-  "$bin" eval table --out "$dir/cmp" --first-pass 1 --playout builtin:nodes=100 --compare "$shared_table" >/dev/null 2>&1
+  "$bin" eval table --out "$dir/cmp" --first-pass 1 --max-games 1296 --threads 2 --playout builtin:nodes=100 \
+    --compare "$shared_table" >/dev/null 2>&1
   grep -q "Change against" "$dir/cmp/report.html" || { echo "FAIL: no comparison in the report"; exit 1; }
   [ "$(grep -c '<circle class="pair' "$dir/cmp/report.html")" -eq 1296 ] ||
     { echo "FAIL: the scatter plot is not one point per pair"; exit 1; }
