@@ -17,6 +17,7 @@
 #include "io/stop.h"
 #include "rules/record.h"
 #include "selfplay/king_table.h"
+#include "selfplay/rollout_placer.h"
 
 namespace fuseki {
 
@@ -37,7 +38,20 @@ std::vector<OptionSection> strength_sections(StrengthSettings& s) {
                "The measured network places by its Gumbel search over this many candidate drops "
                "(self-play's search, value head one ply deep); 0: by its policy alone, as the "
                "site does")
-      .integer("threads", s.threads, 1, 1024, "Referee play-out threads (and judge threads)")
+      .integer("lookahead_k", s.lookahead_k, 0, 288,
+               "The measured network places by looking ahead to move 41: its top k drops each "
+               "followed by lookahead_rollouts completed placements valued by the built-in "
+               "engine (a search at hundreds of times the policy's cost); 0: off")
+      .integer("lookahead_rollouts", s.lookahead_rollouts, 1, 4096,
+               "Completed placements per candidate drop when looking ahead")
+      .integer("lookahead_nodes", s.lookahead_nodes, 1, 100000000,
+               "Built-in engine nodes valuing each completed placement at move 41")
+      .number("lookahead_scale", s.lookahead_scale, 1.0, 100000.0,
+              "Centipawns to win probability of that evaluation: 1 / (1 + exp(-cp / scale))")
+      .integer("lookahead_from", s.lookahead_from, 0, 39,
+               "Drops at earlier plies (plies played) are the policy's; 0: every drop looks ahead")
+      .integer("threads", s.threads, 1, 1024,
+               "Referee play-out threads (and the judge's and the look-ahead's engines)")
       .text("judge", s.judge,
             "Engine spec with its budget (e.g. fairy-stockfish:nodes=100000) that also evaluates "
             "each game's move-41 position: the share of positions the network is ahead in, and "
@@ -197,6 +211,29 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
   std::vector<NamedPlacer> refs;
   for (const std::string& r : references)
     refs.push_back(make_named_placer(r, settings.temperature, eo));
+  // Looking ahead: a placer per reference (its completions' opponent is the reference's model
+  // where there is one), its engines started before any game.
+  const bool looking = settings.lookahead_k > 0;
+  if (looking && settings.search_k > 0)
+    throw std::runtime_error(
+        "strength.search_k and strength.lookahead_k: the network places by one search at a "
+        "time");
+  std::vector<std::unique_ptr<RolloutPlacer>> lookers;
+  if (looking)
+    for (const NamedPlacer& ref : refs) {
+      RolloutOptions ro;
+      ro.k = settings.lookahead_k;
+      ro.rollouts = settings.lookahead_rollouts;
+      ro.nodes = uint64_t(settings.lookahead_nodes);
+      ro.scale = settings.lookahead_scale;
+      ro.own_temperature = ro.opponent_temperature = settings.temperature;
+      ro.uniform_opponent = ref.name == "uniform";
+      ro.threads = settings.threads;
+      ro.noise = false;
+      ro.from_ply = settings.lookahead_from;
+      lookers.push_back(std::make_unique<RolloutPlacer>(*measured.network, ro, setup.rules,
+                                                        measured.placer.get()));
+    }
 
   SelfPlayOptions o;
   o.rules = setup.rules;
@@ -211,23 +248,35 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
   o.max_moves = settings.max_moves;
 
   const int pairs = settings.games / 2;
+  nlohmann::json lookahead;  // null: the network does not look ahead
+  if (looking)
+    lookahead = {{"k", settings.lookahead_k},
+                 {"rollouts", settings.lookahead_rollouts},
+                 {"nodes", settings.lookahead_nodes},
+                 {"scale", settings.lookahead_scale},
+                 {"from_ply", settings.lookahead_from}};
   nlohmann::json result = {{"network", network},
                            {"referee", settings.referee},
                            {"seed", setup.seed},
                            {"games", 2 * pairs},
                            {"temperature", settings.temperature},
                            {"search_k", settings.search_k},
+                           {"lookahead", lookahead},
                            {"rules", rule_info(setup.rules).name},
                            {"kings", setup.table ? "table" : "uniform"},
                            {"references", nlohmann::json::array()}};
-  for (NamedPlacer& ref : refs) {
+  // Looking ahead, a game takes seconds: fewer king pairs a step, for the progress line.
+  const int step = looking ? std::min(settings.batch, 2) : settings.batch;
+  for (size_t r = 0; r < refs.size(); ++r) {
+    NamedPlacer& ref = refs[r];
     // The same seeds for every reference: the same king pairs and referee streams.
-    PlacerMatch match(*measured.placer, *ref.placer, o);
+    Placer& mine = looking ? static_cast<Placer&>(*lookers[r]) : *measured.placer;
+    PlacerMatch match(mine, *ref.placer, o);
     MatchTally tally;
     Progress progress("strength vs " + ref.name, uint64_t(2 * pairs));
     std::vector<std::pair<Color, GameRow>> judged;  // the rows alone: decisions not kept
     for (int done = 0; done < pairs;) {
-      int chunk = std::min(settings.batch, pairs - done);
+      int chunk = std::min(step, pairs - done);
       PlacerMatch::GameSink sink;
       if (on_game || !judges.empty())
         sink = [&](Color a, const PlayedGame& game) {
@@ -327,10 +376,15 @@ int run_strength_command(const StrengthCommand& c) {
       records += strength_record_line(reference, network, game) + "\n";
     };
   nlohmann::json r = measure_strength(c.network, c.settings, setup, keep);
-  std::string how =
-      c.settings.search_k > 0
-          ? ", placing by its search over " + std::to_string(c.settings.search_k) + " candidates"
-          : "";
+  std::string how;
+  if (c.settings.search_k > 0)
+    how = ", placing by its search over " + std::to_string(c.settings.search_k) + " candidates";
+  if (c.settings.lookahead_k > 0)
+    how = ", looking ahead: " + std::to_string(c.settings.lookahead_k) + " candidates, " +
+          std::to_string(c.settings.lookahead_rollouts) + " completions each valued at " +
+          std::to_string(c.settings.lookahead_nodes) + " nodes" +
+          (c.settings.lookahead_from > 0 ? ", from ply " + std::to_string(c.settings.lookahead_from)
+                                         : std::string());
   std::printf("eval strength: %s (referee %s, seed %llu%s)\n%s%s\n", c.network.c_str(),
               c.settings.referee.c_str(), (unsigned long long)c.seed, how.c_str(),
               strength_text(r).c_str(), r.dump().c_str());

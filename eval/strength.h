@@ -24,7 +24,19 @@ struct StrengthSettings {
   std::string references = "uniform";  // comma-separated: uniform, or checkpoint files
   double temperature = 0.5;            // of the measured network's drops
   int search_k = 0;  // > 0: the measured network places by its Gumbel search over k candidates
-  int threads = 2;   // referee play-out threads (and judge threads)
+  // > 0: the measured network places by looking ahead (selfplay/rollout_placer.h without its
+  // noise): before each drop its top lookahead_k drops are each followed by lookahead_rollouts
+  // completions of the placement (its own later drops its policy's at `temperature`, the
+  // opponent's uniform against the uniform reference, else the measured network's), each valued
+  // at move 41 by the ruling or the built-in engine at lookahead_nodes (logistic, lookahead_scale
+  // cp), and the best prior plus value is played. A search, not a network: how far placement
+  // goes above the policy. Drops at plies before lookahead_from are the policy's.
+  int lookahead_k = 0;
+  int lookahead_rollouts = 8;
+  int lookahead_nodes = 2000;
+  double lookahead_scale = 1000;
+  int lookahead_from = 0;
+  int threads = 2;  // referee play-out threads (and judge threads)
   // An engine spec with its budget that also evaluates each game's move-41 position (the
   // placement's own result, apart from the referee's play); empty: none.
   std::string judge;

@@ -16,8 +16,8 @@
 //
 // Where the value head looks one ply deep (GumbelPlacer), this looks to move 41 with the engine
 // that makes training's reward: a better teacher at some 100 times the cost (k R completions of
-// up to 38 drops, and k R engine evaluations, a drop). bench/lookahead_strength measures it as a
-// placer; docs/benchmarks.md ("Looking ahead with the evaluation").
+// up to 38 drops, and k R engine evaluations, a drop). `eval strength --lookahead-k` measures
+// it as a placer; docs/benchmarks.md ("Looking ahead with the evaluation").
 #pragma once
 
 #include <cstdint>

@@ -68,6 +68,32 @@ grep -q '^eval strength: .*seed 1, placing by its search over 4 candidates)' "$d
 /usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["search_k"] == 4 and r["references"][0]["games"] + r["references"][0]["void"] == 8, r' "$dir/k.json" ||
   fail "search_k not recorded"
 
+# Looking ahead to move 41 (the rollout placer without its noise, a search rather than the
+# network alone): said in the header and the JSON; the same games with one engine thread as with
+# two; other games than the policy's; one search at a time.
+LA=(--network "$net" --games 8 --referee builtin:nodes=60 --lookahead-k 3 --lookahead-rollouts 2
+  --lookahead-nodes 40)
+"$bin" eval strength "${LA[@]}" --threads 2 --out "$dir/la.json" --records "$dir/la2.records" \
+  >"$dir/out" 2>"$dir/err" || fail "eval strength --lookahead-k: $(tail -3 "$dir/err")"
+grep -q '^eval strength: .*seed 1, looking ahead: 3 candidates, 2 completions each valued at 40 nodes)' \
+  "$dir/out" || fail "no look-ahead in the header: $(head -1 "$dir/out")"
+/usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["lookahead"] == {"k": 3, "rollouts": 2, "nodes": 40, "scale": 1000.0, "from_ply": 0} and r["references"][0]["games"] + r["references"][0]["void"] == 8, r' "$dir/la.json" ||
+  fail "lookahead not recorded"
+grep -q 'strength vs uniform: 4/8' "$dir/err" || fail "look-ahead progress not by steps: $(cat "$dir/err")"
+"$bin" eval strength "${LA[@]}" --threads 1 --records "$dir/la1.records" >/dev/null 2>&1 ||
+  fail "eval strength --lookahead-k --threads 1 failed"
+cmp -s "$dir/la2.records" "$dir/la1.records" || fail "look-ahead: other games with one thread than two"
+"$bin" eval strength --network "$net" --games 8 --referee builtin:nodes=60 \
+  --records "$dir/pol.records" >/dev/null 2>&1 || fail "eval strength (policy) failed"
+cut -d'#' -f1 "$dir/pol.records" | cmp -s - <(cut -d'#' -f1 "$dir/la2.records") &&
+  fail "the look-ahead placed exactly as the policy in all 8 games"
+"$bin" eval strength "${LA[@]}" --lookahead-from 36 --out "$dir/la36.json" >"$dir/out" 2>/dev/null ||
+  fail "eval strength --lookahead-from failed"
+grep -q 'valued at 40 nodes, from ply 36)' "$dir/out" || fail "no from ply: $(head -1 "$dir/out")"
+expect_error "one search at a time" "$bin" eval strength "${LA[@]}" --search-k 4
+expect_error "--lookahead-rollouts: value 0 out of range" "$bin" eval strength --network "$net" \
+  --games 2 --lookahead-k 2 --lookahead-rollouts 0
+
 # --judge: each game's move-41 position evaluated by another engine, the games not decided at
 # move 41 counted into bands that hold them all, with the referee's score in each.
 "$bin" eval strength --network "$net" --games 16 --referee builtin:nodes=60 \
