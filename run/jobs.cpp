@@ -34,16 +34,23 @@ int run_pipeline(const std::string& config_path, const std::vector<std::string>&
   RunPaths paths{c.dir};
   init_run(c);
   std::unique_ptr<KingPairTable> table = king_table_of(c);
-  const double started = now_seconds();
   int reached = 0;
   for (int g = 0; g < c.generations; ++g, reached = g) {
     if (fs::exists(paths.publication(g + 1))) continue;  // finished before an interruption
-    double t0 = now_seconds();
-    if (c.minutes > 0 && t0 - started >= 60 * c.minutes) {
-      std::cout << "pipeline: run.minutes = " << c.minutes << " reached, stopping before "
-                << gen_name(g) << "'s self-play\n";
-      break;
+    // run.minutes on the run's clock (its generations' wall_seconds, as run.then_minutes counts,
+    // so a resumed run stops where an uninterrupted one would): no generation starts that would
+    // end past it if it took as long as the one before.
+    if (c.minutes > 0) {
+      const StrengthCurves clock = strength_curves(paths);
+      if (clock.minutes + clock.last_minutes > c.minutes) {
+        std::printf(
+            "pipeline: run.minutes = %g: %.1f minutes run, the last generation took %.1f; "
+            "stopping before %s's self-play\n",
+            c.minutes, clock.minutes, clock.last_minutes, gen_name(g).c_str());
+        break;
+      }
     }
+    double t0 = now_seconds();
     const RunConfig cg = generation_config(c, paths, g);  // run.then's from its generation
     std::vector<int> all(size_t(cg.workers));
     for (int w = 0; w < cg.workers; ++w) all[size_t(w)] = w;

@@ -33,7 +33,8 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
           [&c] { return std::string(rule_info(c.rules).name); })
       .integer("generations", c.generations, 0, 100000, "Generations to reach")
       .number("minutes", c.minutes, 0.0, 1e7,
-              "pipeline: no new generation starts after this many minutes of the process (0: none)")
+              "pipeline: the run ends by this many minutes of its generations' wall clock: no "
+              "generation starts that would end after it, taking as long as the last (0: none)")
       .text("device", c.device, "cpu, cuda, cuda:N or auto, for inference and training")
       .choice("precision", c.precision, {"fp32", "bf16", "fp16"},
               "Self-play and gating inference precision (fp16: CUDA only)")

@@ -578,11 +578,14 @@ StrengthCurves strength_curves(const RunPaths& paths) {
       if (j.contains("strength_start")) add(j["strength_start"], g, run_seconds);
       // The generation's wall clock; runs before it was recorded: the phases but the
       // measurement.
-      run_seconds += j.contains("wall_seconds")
-                         ? number(j, "wall_seconds")
-                         : number(j, "selfplay_seconds") + number(j, "train_seconds") +
-                               (j.contains("gating_seconds") ? number(j, "gating_seconds") : 0.0);
+      const double seconds =
+          j.contains("wall_seconds")
+              ? number(j, "wall_seconds")
+              : number(j, "selfplay_seconds") + number(j, "train_seconds") +
+                    (j.contains("gating_seconds") ? number(j, "gating_seconds") : 0.0);
+      run_seconds += seconds;
       out.minutes = run_seconds / 60;
+      out.last_minutes = seconds / 60;
       out.generations = int(g) + 1;
       if (j.contains("strength")) add(j["strength"], g + 1, run_seconds);
     } catch (const json::exception&) {

@@ -132,7 +132,8 @@ void write_report(const RunPaths& paths);
 // measurement).
 struct StrengthCurves {
   std::map<std::string, Series> by_generation, by_minutes;
-  double minutes = 0;  // of the whole run so far
+  double minutes = 0;       // of the whole run so far
+  double last_minutes = 0;  // of its newest generation
   int generations = 0;
 };
 StrengthCurves strength_curves(const RunPaths& paths);

@@ -83,13 +83,29 @@ expect_error "--selfplay.rollout-opponent: 'self' is not one of network, uniform
   "$bin" pipeline --selfplay.rollout-opponent self
 # The searching trainer with reanalysis, behind a gate: two generations run through (the second
 # reanalyses with the prior of the network the gate kept for its self-play).
-"$bin" pipeline --run.dir "$dir/reanalyse" --run.generations 2 --network.channels 8 \
-  --network.blocks 1 --selfplay.games 64 --selfplay.shard-games 64 --selfplay.placer gumbel \
-  --selfplay.search-k 4 --selfplay.playout builtin:nodes=20 --train.target search \
-  --train.reanalyse true --train.steps 4 --train.batch-size 32 --gating.games 16 \
-  >"$dir/reanalyse.log" 2>&1 || { cat "$dir/reanalyse.log"; fail "pipeline with reanalysis"; }
+reanalyse=(--run.dir "$dir/reanalyse" --network.channels 8 --network.blocks 1 --selfplay.games 64
+  --selfplay.shard-games 64 --selfplay.placer gumbel --selfplay.search-k 4
+  --selfplay.playout builtin:nodes=20 --train.target search --train.reanalyse true --train.steps 4
+  --train.batch-size 32 --gating.games 16)
+"$bin" pipeline "${reanalyse[@]}" --run.generations 2 >"$dir/reanalyse.log" 2>&1 ||
+  { cat "$dir/reanalyse.log"; fail "pipeline with reanalysis"; }
 [ "$(wc -l <"$dir/reanalyse/generations.jsonl")" = 2 ] || fail "reanalysis: not 2 generations"
 [ -e "$dir/reanalyse/models/gen-0002.ckpt" ] || fail "reanalysis: no gen-0002 checkpoint"
+# run.minutes on the run's clock (the generations' wall_seconds): resumed with half a last
+# generation of time left, the run starts none; with a minute more than a last generation, one.
+read -r run_min last_min < <(/usr/bin/python3 -c 'import json,sys
+w=[json.loads(l)["wall_seconds"] for l in open(sys.argv[1])]
+print(sum(w)/60, w[-1]/60)' "$dir/reanalyse/generations.jsonl")
+"$bin" pipeline "${reanalyse[@]}" --run.generations 3 \
+  --run.minutes "$(/usr/bin/python3 -c "print($run_min + $last_min / 2)")" >"$dir/minutes.log" 2>&1 ||
+  { cat "$dir/minutes.log"; fail "pipeline resumed with run.minutes"; }
+grep -q "the last generation took .*; stopping before gen-0002's self-play" "$dir/minutes.log" ||
+  fail "run.minutes: a generation that would end past it started: $(cat "$dir/minutes.log")"
+[ ! -e "$dir/reanalyse/models/gen-0003.ckpt" ] || fail "run.minutes: gen-0003 made"
+"$bin" pipeline "${reanalyse[@]}" --run.generations 3 \
+  --run.minutes "$(/usr/bin/python3 -c "print($run_min + $last_min + 1)")" >"$dir/minutes.log" 2>&1 ||
+  { cat "$dir/minutes.log"; fail "pipeline resumed with run.minutes"; }
+[ -e "$dir/reanalyse/models/gen-0003.ckpt" ] || fail "run.minutes: gen-0003 not made in time left"
 # Expert iteration: self-play by the rollout placer, the trainer toward its targets.
 "$bin" pipeline --run.dir "$dir/rollout" --run.generations 1 --network.channels 8 \
   --network.blocks 1 --selfplay.games 4 --selfplay.batch 4 --selfplay.placer rollout \
