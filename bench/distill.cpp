@@ -18,6 +18,7 @@
 #include "net/evaluator.h"
 #include "net/network.h"
 #include "selfplay/journal.h"
+#include "selfplay/search_target.h"
 #include "train/trainer.h"
 #include "train/window.h"
 
@@ -92,6 +93,76 @@ std::vector<Fit> fit(net::Evaluator& ev, const TrainingWindow& w) {
   return out;
 }
 
+// The value head against the look-ahead's measured values of the drops it tried (PolicyTarget::q),
+// over the window's decisions that have them: the drops' values (drop_value of the head at each
+// child) against q, their mean squared error and correlation, and how often the drop the head
+// values highest is the one the look-ahead measured highest.
+struct ValueFit {
+  double mse = 0, corr = 0, pick = 0;
+  int drops = 0, decisions = 0;
+};
+
+ValueFit value_fit(net::Evaluator& ev, const TrainingWindow& w) {
+  std::vector<double> head, measured;
+  int picks = 0, decisions = 0;
+  const auto& all = w.all();
+  for (size_t first = 0; first < all.size(); first += 64) {
+    const size_t n = std::min<size_t>(64, all.size() - first);
+    std::vector<Position> parents, children;
+    std::vector<size_t> parent_of;
+    std::vector<float> q;
+    for (size_t i = 0; i < n; ++i) {
+      const WindowDecision& d = all[first + i];
+      Position pos = w.position(d);
+      for (const PolicyTarget& t : w.target(d)) {
+        if (!std::isfinite(t.q)) continue;
+        Position child = pos;
+        child.do_move(net::policy_move(pos, t.action));
+        children.push_back(std::move(child));
+        parent_of.push_back(parents.size());
+        q.push_back(t.q);
+      }
+      parents.push_back(std::move(pos));
+    }
+    if (children.empty()) continue;
+    std::vector<const Position*> ptrs;
+    for (const Position& c : children) ptrs.push_back(&c);
+    std::vector<net::Evaluation> evals = ev.evaluate(ptrs);
+    for (size_t c = 0; c < children.size();) {  // one decision's drops: [c, end)
+      size_t end = c, best_head = c, best_q = c;
+      std::vector<double> value;
+      for (; end < children.size() && parent_of[end] == parent_of[c]; ++end) {
+        value.push_back(drop_value(parents[parent_of[c]], children[end], evals[end].value));
+        if (value.back() > value[best_head - c]) best_head = end;
+        if (q[end] > q[best_q]) best_q = end;
+        head.push_back(value.back());
+        measured.push_back(q[end]);
+      }
+      picks += best_head == best_q;
+      ++decisions;
+      c = end;
+    }
+  }
+  ValueFit f;
+  f.drops = int(head.size());
+  f.decisions = decisions;
+  if (head.empty()) return f;
+  double mh = 0, mq = 0;
+  for (size_t i = 0; i < head.size(); ++i) mh += head[i], mq += measured[i];
+  mh /= double(head.size()), mq /= double(head.size());
+  double shh = 0, sqq = 0, shq = 0;
+  for (size_t i = 0; i < head.size(); ++i) {
+    f.mse += (head[i] - measured[i]) * (head[i] - measured[i]);
+    shh += (head[i] - mh) * (head[i] - mh);
+    sqq += (measured[i] - mq) * (measured[i] - mq);
+    shq += (head[i] - mh) * (measured[i] - mq);
+  }
+  f.mse /= double(head.size());
+  f.corr = shh > 0 && sqq > 0 ? shq / std::sqrt(shh * sqq) : 0;
+  f.pick = double(picks) / decisions;
+  return f;
+}
+
 void report(const char* label, const std::vector<Fit>& f) {
   std::printf("%s:", label);
   for (int r = 0; r <= kRanges; ++r)
@@ -107,11 +178,14 @@ void report(const char* label, const std::vector<Fit>& f) {
 int main(int argc, char** argv) {
   if (argc < 8) {
     std::fprintf(stderr,
-                 "usage: distill OUT INIT STEPS LR THREADS VALID_SHARD TRAIN_SHARD|DIR...\n"
+                 "usage: distill OUT INIT STEPS LR THREADS VALID_SHARD [--q-weight W] "
+                 "TRAIN_SHARD|DIR...\n"
                  "  INIT: a checkpoint, or new:CHANNELS:BLOCKS[:site] (a fresh network; site: the\n"
                  "  front end's inputs with attack maps and its labels)\n"
                  "  trains toward the shards' search targets (batch 256, Adam, no reanalysis),\n"
-                 "  reports the fit to VALID_SHARD's targets ten times, writes OUT\n");
+                 "  and with W > 0 the value head toward the look-ahead's measured values of the\n"
+                 "  drops it tried (train.q_weight); reports the fit to VALID_SHARD's targets ten\n"
+                 "  times, writes OUT\n");
     return 2;
   }
   try {
@@ -122,7 +196,16 @@ int main(int argc, char** argv) {
     o.learning_rate = number_arg("LR", argv[4], 1e-9);
     o.threads = int(number_arg("THREADS", argv[5], 1));
     std::vector<std::string> train;
-    for (int i = 7; i < argc; ++i) {
+    int first_shard = 7;
+    if (std::string(argv[7]) == "--q-weight") {
+      if (argc < 10) {
+        std::fprintf(stderr, "distill: --q-weight needs a value and shards after it\n");
+        return 2;
+      }
+      o.q_weight = number_arg("--q-weight", argv[8], 0);
+      first_shard = 9;
+    }
+    for (int i = first_shard; i < argc; ++i) {
       if (std::filesystem::is_directory(argv[i])) {
         for (const std::string& s : list_shards(argv[i]))
           if (std::filesystem::absolute(s) != std::filesystem::absolute(argv[6]))
@@ -164,7 +247,17 @@ int main(int argc, char** argv) {
     }
     Trainer trainer(config, o, 1, start);
     net::Evaluator ev(trainer.network());
+    auto report_values = [&](const char* label) {
+      if (o.q_weight <= 0) return;
+      ValueFit v = value_fit(ev, valid);
+      std::printf(
+          "%s: value head against the look-ahead's q (%d drops of %d decisions): MSE %.4f, "
+          "correlation %.3f, its best drop = the look-ahead's %.3f\n",
+          label, v.drops, v.decisions, v.mse, v.corr, v.pick);
+      std::fflush(stdout);
+    };
     report("step 0", fit(ev, valid));
+    report_values("step 0");
     uint64_t begun = trainer.steps();
     double loss = 0;
     int losses = 0;
@@ -178,6 +271,7 @@ int main(int argc, char** argv) {
         loss = 0, losses = 0;
         ev.set_weights(trainer.network());
         report(label, fit(ev, valid));
+        report_values(label);
       }
     }
     trainer.save(out, trainer.generation() + 1);

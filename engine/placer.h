@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -19,6 +20,9 @@ namespace fuseki {
 struct PolicyTarget {
   int16_t action = 0;  // policy index (net/encode.h)
   float prob = 0;
+  // The drop's value for its mover in [-1, 1] where a look-ahead measured it outside the network
+  // (the rollout placer: its completions' mean at move 41); NaN where the value head gave it.
+  float q = std::numeric_limits<float>::quiet_NaN();
 };
 
 // The training row of a drop chosen by a policy (uniform drops have none).

@@ -138,6 +138,9 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
       .number("value_weight", c.value_weight, 0.0, 1000.0, "Weight of the value loss")
       .number("entropy_weight", c.entropy_weight, 0.0, 1000.0,
               "Weight of the entropy bonus (policy_gradient)")
+      .number("q_weight", c.q_weight, 0.0, 1000.0,
+              "Weight of the value head's regression on the look-ahead's measured values of the "
+              "drops it tried (selfplay.placer = \"rollout\"; 0: none)")
       .integer("window_games", c.window_games, 1, 100000000, "Newest games trained on")
       .integer("threads", c.train_threads, 0, 1024, "Torch threads (0: torch's default)")
       .integer("log_every", c.log_every, 1, 1000000, "Steps between metrics lines")
@@ -194,6 +197,10 @@ void check_run_config(const RunConfig& c) {
          "true remakes the targets from the value head, discarding the rollouts' values: set it "
          "false with selfplay.placer = \"rollout\", or look ahead only from "
          "selfplay.rollout_from_ply > 0 (the earlier drops' targets are remade)");
+  if (c.q_weight > 0 && (c.placer != "rollout" || c.train_target != "search"))
+    fail("train.q_weight",
+         "the look-ahead's measured values come from selfplay.placer = \"rollout\" with "
+         "train.target = \"search\"");
   if (c.strength.games > 0) strength_references(c.strength.references);  // throws naming one
   if (c.reward != "eval" && !c.play_out)
     fail("train.reward", "'" + c.reward + "' needs game results: selfplay.play_out = true");

@@ -76,6 +76,7 @@ struct RunConfig {
   double weight_decay = 1e-4;
   double value_weight = 1.0;
   double entropy_weight = 0.01;
+  double q_weight = 0;
   int window_games = 20000;
   int train_threads = 0;
   int log_every = 10;

@@ -75,6 +75,7 @@ TrainOptions train_options(const RunConfig& c) {
   o.weight_decay = c.weight_decay;
   o.value_weight = c.value_weight;
   o.entropy_weight = c.entropy_weight;
+  o.q_weight = c.q_weight;
   o.device = c.device;
   o.threads = c.train_threads;
   o.precision = c.train_precision;
@@ -460,6 +461,10 @@ nlohmann::json run_training(const RunConfig& c, const RunPaths& paths, int g) {
               {"mean_reward", m.mean_reward},
               {"value_reward_corr", m.value_reward_corr},
               {"window_games", window.games()}};
+      if (std::isfinite(m.q_loss)) {
+        last["q_loss"] = m.q_loss;
+        last["q_corr"] = m.q_corr;
+      }
       append_line(paths.metrics(), last.dump());
       char extra[96];
       std::snprintf(extra, sizeof(extra), "policy loss %.4f, value loss %.4f, entropy %.3f",

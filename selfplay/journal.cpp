@@ -1,6 +1,7 @@
 #include "selfplay/journal.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -29,8 +30,12 @@ std::string journal_line(const PlayedGame& g) {
     json row = {r.ply, r.mover, r.action, r.move, r.legal, r.prob, r.value};
     if (!r.target.empty()) {
       json t = json::array();
-      for (const PolicyTarget& e : r.target) t.push_back({e.action, e.prob});
-      row.push_back(t);  // a search's improved policy: [[action, prob], ...]
+      for (const PolicyTarget& e : r.target) {
+        json entry = {e.action, e.prob};
+        if (std::isfinite(e.q)) entry.push_back(e.q);
+        t.push_back(entry);
+      }
+      row.push_back(t);  // a search's improved policy: [[action, prob(, q)], ...]
     }
     d.push_back(row);
   }
@@ -70,7 +75,8 @@ bool parse_journal_line(const std::string& line, PlayedGame& g) {
       std::vector<PolicyTarget> target;
       if (r.size() > 7)
         for (const json& e : r.at(7))
-          target.push_back({e.at(0).get<int16_t>(), e.at(1).get<float>()});
+          target.push_back({e.at(0).get<int16_t>(), e.at(1).get<float>(),
+                            e.size() > 2 ? e.at(2).get<float>() : PolicyTarget{}.q});
       g.decisions.push_back({0, r.at(0).get<int16_t>(), r.at(1).get<int8_t>(),
                              r.at(2).get<int16_t>(), r.at(3).get<uint16_t>(),
                              r.at(4).get<int16_t>(), r.at(5).get<float>(), r.at(6).get<float>(),

@@ -167,6 +167,10 @@ void RolloutPlacer::look_ahead(std::span<PlacementRequest> requests) {
       if (!tried[j]) q[j] = untried;
     int best = -1;
     r.decision = gumbel_decision(d, q, prior[i], options_.c_visit, options_.c_scale, best);
+    // Each candidate's own measured value beside its target (the candidates, in order): what the
+    // value head can be trained toward (train.q_weight).
+    for (size_t t = 0; t < d.chosen.size(); ++t)
+      r.decision->target[t].q = float(q[size_t(d.chosen[t])]);
     if (!options_.play_policy) {
       r.move = net::policy_move(*r.position, r.decision->action);
       continue;

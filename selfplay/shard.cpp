@@ -251,6 +251,8 @@ void write_shard(const std::string& path, const Shard& shard) {
         targets.id, "action", t, [](const TargetRow& r) { return r.entry.action; }, tmp);
     write_column<float, TargetRow>(
         targets.id, "prob", t, [](const TargetRow& r) { return r.entry.prob; }, tmp);
+    write_column<float, TargetRow>(
+        targets.id, "q", t, [](const TargetRow& r) { return r.entry.q; }, tmp);
     if (H5Fflush(file.id, H5F_SCOPE_GLOBAL) < 0) throw ShardError(tmp + ": cannot flush");
   }
   try {
@@ -344,12 +346,15 @@ Shard read_shard(const std::string& path) {
   auto t_decision = read_column<int32_t>(targets.id, "decision", path);
   auto t_action = read_column<int16_t>(targets.id, "action", path);
   auto t_prob = read_column<float>(targets.id, "prob", path);
-  if (t_action.size() != t_decision.size() || t_prob.size() != t_decision.size())
+  std::vector<float> t_q = version >= 3 ? read_column<float>(targets.id, "q", path)
+                                        : std::vector<float>(t_decision.size(), PolicyTarget{}.q);
+  if (t_action.size() != t_decision.size() || t_prob.size() != t_decision.size() ||
+      t_q.size() != t_decision.size())
     throw ShardError(path + ": target columns differ in length");
   for (size_t i = 0; i < t_decision.size(); ++i) {
     if (t_decision[i] < 0 || size_t(t_decision[i]) >= m)
       throw ShardError(path + ": target " + std::to_string(i) + " names no decision");
-    s.decisions[size_t(t_decision[i])].target.push_back({t_action[i], t_prob[i]});
+    s.decisions[size_t(t_decision[i])].target.push_back({t_action[i], t_prob[i], t_q[i]});
   }
   return s;
 }

@@ -14,8 +14,9 @@
 
 namespace fuseki {
 
-// 2 added the search targets (group "targets"); version-1 shards are read with none.
-constexpr int SHARD_FORMAT_VERSION = 2;
+// 2 added the search targets (group "targets"); version-1 shards are read with none. 3 added the
+// look-ahead's value of each target drop (targets/q, NaN where none); version 2's are read as NaN.
+constexpr int SHARD_FORMAT_VERSION = 3;
 
 // One placement decision: the mover chose `action` (policy index) among `legal` drops.
 struct DecisionRow {

@@ -79,6 +79,9 @@ expect_error "train.reanalyse: true remakes the targets from the value head" \
   --train.reanalyse true
 [ ! -e "$dir/rk" ] && [ ! -e "$dir/rr" ] || fail "pipeline made a run for a refused config"
 expect_error "--selfplay.rollouts: value 0 out of range" "$bin" pipeline --selfplay.rollouts 0
+expect_error "train.q_weight: the look-ahead's measured values come from selfplay.placer = \"rollout\"" \
+  "$bin" pipeline --run.dir "$dir/qw" --train.q-weight 1
+[ ! -e "$dir/qw" ] || fail "pipeline made a run for a refused train.q_weight"
 expect_error "--selfplay.rollout-opponent: 'self' is not one of network, uniform" \
   "$bin" pipeline --selfplay.rollout-opponent self
 # The searching trainer with reanalysis, behind a gate: two generations run through (the second
@@ -111,9 +114,12 @@ grep -q "the last generation took .*; stopping before gen-0002's self-play" "$di
   --network.blocks 1 --selfplay.games 4 --selfplay.batch 4 --selfplay.placer rollout \
   --selfplay.search-k 3 --selfplay.rollouts 2 --selfplay.rollout-nodes 30 --selfplay.eval-nodes 30 \
   --selfplay.playout builtin:nodes=20 --train.target search --train.reanalyse false \
-  --train.steps 2 --train.batch-size 16 --gating.games 8 --gating.score result \
-  --strength.games 0 >"$dir/rollout.log" 2>&1 || { cat "$dir/rollout.log"; fail "pipeline with rollouts"; }
+  --train.steps 2 --train.batch-size 16 --train.log-every 1 --train.q-weight 1 --gating.games 8 \
+  --gating.score result --strength.games 0 >"$dir/rollout.log" 2>&1 ||
+  { cat "$dir/rollout.log"; fail "pipeline with rollouts"; }
 [ -e "$dir/rollout/models/gen-0001.ckpt" ] || fail "rollout: no gen-0001 checkpoint"
+# train.q_weight: the value head's regression on the rollouts' values, in the metrics.
+grep -q '"q_loss":' "$dir/rollout/train/metrics.jsonl" || fail "rollout: no q_loss in the metrics"
 # Rollouts for the last drops only, the earlier drops' targets reanalysed: two generations.
 "$bin" pipeline --run.dir "$dir/hybrid" --run.generations 2 --network.channels 8 \
   --network.blocks 1 --selfplay.games 4 --selfplay.batch 4 --selfplay.placer rollout \

@@ -11,6 +11,7 @@
 #include "rules/movegen.h"
 #include "rules/notation.h"
 #include "selfplay/generator.h"
+#include "selfplay/journal.h"
 #include "selfplay/rollout_placer.h"
 #include "tests/placing_util.h"
 #include "tests/test_util.h"
@@ -85,7 +86,10 @@ TEST(Rollout, FindsTheDropTheRulingWins) {
     double winners = 0;
     for (const PolicyTarget& t : r.list[0].decision->target) {
       std::string a = move_to_usi(net::policy_move(pos, t.action), pos.variant());
-      if (a == "N*4f" || a == "N*6f") winners += t.prob;
+      if (a == "N*4f" || a == "N*6f") {
+        winners += t.prob;
+        EXPECT_EQ(t.q, 1.0f) << a << ": both completions won by the ruling";
+      }
     }
     EXPECT_GT(winners, 0.9);
   }
@@ -191,8 +195,20 @@ TEST(Rollout, SelfPlayRowsCarryItsTargets) {
   int games = 0;
   gen.play(0, 3, [&](PlayedGame&& g) {
     ASSERT_EQ(g.decisions.size(), 38u);  // uniform kings
-    for (const DecisionRow& d : g.decisions)
+    for (const DecisionRow& d : g.decisions) {
       EXPECT_EQ(d.target.size(), size_t(std::min(3, int(d.legal))));
+      for (const PolicyTarget& t : d.target) {  // each candidate's measured value
+        EXPECT_GE(t.q, -1.0f);
+        EXPECT_LE(t.q, 1.0f);
+      }
+    }
+    // Through the journal, the values with the targets.
+    PlayedGame back;
+    ASSERT_TRUE(parse_journal_line(journal_line(g), back));
+    ASSERT_EQ(back.decisions.size(), g.decisions.size());
+    for (size_t i = 0; i < g.decisions.size(); ++i)
+      for (size_t k = 0; k < g.decisions[i].target.size(); ++k)
+        EXPECT_FLOAT_EQ(back.decisions[i].target[k].q, g.decisions[i].target[k].q);
     ++games;
   });
   EXPECT_EQ(games, 3);

@@ -257,6 +257,9 @@ TEST(Gumbel, SelfPlayRowsCarryTargetsThroughTheJournal) {
       for (size_t k = 0; k < g.decisions[i].target.size(); ++k) {
         EXPECT_EQ(back.decisions[i].target[k].action, g.decisions[i].target[k].action);
         EXPECT_FLOAT_EQ(back.decisions[i].target[k].prob, g.decisions[i].target[k].prob);
+        // The value head's values are not measured ones: no q.
+        EXPECT_TRUE(std::isnan(back.decisions[i].target[k].q));
+        EXPECT_TRUE(std::isnan(g.decisions[i].target[k].q));
       }
     }
     ++games;

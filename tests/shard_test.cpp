@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -53,7 +54,9 @@ Shard sample() {
   // Search targets on some decisions (a searching placer's), none on the others.
   for (size_t i = 0; i < s.decisions.size(); i += 3)
     for (int k = 0; k < 1 + int(i % 5); ++k)
-      s.decisions[i].target.push_back({int16_t(k * 13 + int(i % 7)), 0.1f * float(k + 1)});
+      s.decisions[i].target.push_back({int16_t(k * 13 + int(i % 7)), 0.1f * float(k + 1),
+                                       // a look-ahead's measured value on some (NaN: none)
+                                       i % 2 ? 0.25f * float(k) - 0.5f : PolicyTarget{}.q});
   return s;
 }
 
@@ -94,36 +97,53 @@ TEST(Shard, RoundTripAndNoTemporaryLeft) {
     for (size_t k = 0; k < s.decisions[i].target.size(); ++k) {
       EXPECT_EQ(r.decisions[i].target[k].action, s.decisions[i].target[k].action);
       EXPECT_FLOAT_EQ(r.decisions[i].target[k].prob, s.decisions[i].target[k].prob);
+      const float q = s.decisions[i].target[k].q, back = r.decisions[i].target[k].q;
+      if (std::isnan(q))
+        EXPECT_TRUE(std::isnan(back)) << i;
+      else
+        EXPECT_FLOAT_EQ(back, q) << i;
     }
   }
   fs::remove_all(dir);
 }
 
-// A version-1 shard (before search targets): this one written, then made what version 1 wrote
-// (no targets group, version 1). Read with its decisions and no targets; version 3 is refused.
-TEST(Shard, ReadsVersionOneShards) {
+// Shards of earlier versions: this one written, then made what version 2 wrote (no targets/q:
+// read with its targets and no measured values), then what version 1 wrote (no targets group,
+// version 1: read with its decisions and no targets); version 4 is refused.
+TEST(Shard, ReadsVersionOneAndTwoShards) {
   fs::path dir = temp_dir();
   fs::path p = dir / "v1.h5";
   write_shard(p.string(), sample());
-  auto set_version = [&](int64_t v, bool drop_targets) {
+  auto set_version = [&](int64_t v, const char* drop) {
     hid_t f = H5Fopen(p.string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
     ASSERT_GE(f, 0);
-    if (drop_targets) {
-      ASSERT_GE(H5Ldelete(f, "targets", H5P_DEFAULT), 0);
+    if (drop) {
+      ASSERT_GE(H5Ldelete(f, drop, H5P_DEFAULT), 0);
     }
     hid_t a = H5Aopen(f, "version", H5P_DEFAULT);
     ASSERT_GE(H5Awrite(a, H5T_NATIVE_INT64, &v), 0);
     H5Aclose(a);
     H5Fclose(f);
   };
-  set_version(1, true);
+  set_version(2, "targets/q");
+  Shard two = read_shard(p.string());
+  EXPECT_EQ(two.attributes["version"], "2");
+  ASSERT_EQ(two.decisions.size(), sample().decisions.size());
+  size_t targets = 0;
+  for (size_t i = 0; i < two.decisions.size(); ++i) {
+    ASSERT_EQ(two.decisions[i].target.size(), sample().decisions[i].target.size());
+    for (const PolicyTarget& t : two.decisions[i].target) EXPECT_TRUE(std::isnan(t.q));
+    targets += two.decisions[i].target.size();
+  }
+  EXPECT_GT(targets, 0u);
+  set_version(1, "targets");
   Shard r = read_shard(p.string());
   EXPECT_EQ(r.attributes["version"], "1");
   ASSERT_EQ(r.decisions.size(), sample().decisions.size());
   for (const DecisionRow& d : r.decisions) EXPECT_TRUE(d.target.empty());
   EXPECT_EQ(r.decisions[5].action, sample().decisions[5].action);
-  set_version(3, false);
-  expect_error(p, "shard format version 3");
+  set_version(4, nullptr);
+  expect_error(p, "shard format version 4");
   fs::remove_all(dir);
 }
 
@@ -162,13 +182,15 @@ TEST(Shard, ReadableWithPythonH5py) {
       "f=h5py.File(sys.argv[1],'r')\n"
       "assert f.attrs['format'].decode() if isinstance(f.attrs['format'],bytes) else "
       "f.attrs['format']\n"
-      "assert int(f.attrs['version'])==2\n"
+      "assert int(f.attrs['version'])==3\n"
       "g=f['games']; d=f['decisions']; t=f['targets']\n"
       "assert len(g['seed'])==3 and list(g['seed'][:])==[1000,1001,1002]\n"
       "r=g['record'][0]; r=r.decode() if isinstance(r,bytes) else r\n"
       "assert r.startswith('K*5i K*5a choose:gote'), r\n"
       "assert len(d['action'])==3*38 and int(d['action'][0])==14\n"
       "assert int(t['decision'][0])==0 and int(t['action'][0])==0 and len(t['prob'])>38\n"
+      "import math\n"
+      "assert len(t['q'])==len(t['prob']) and math.isnan(t['q'][0]) and float(t['q'][1])==-0.5\n"
       "print('h5py ok')\n";
   std::ofstream(dir / "check.py") << script;
   std::string cmd = std::string(py) + " " + (dir / "check.py").string() + " " + p.string();

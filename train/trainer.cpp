@@ -190,7 +190,8 @@ StepMetrics Trainer::step(const TrainingWindow& window) {
   Impl& m = *impl_;
   const bool search = m.options.target == TrainTarget::Search;
   const bool reanalyse = search && m.options.reanalyse;
-  TrainBatch b = window.sample(m.options.batch_size, m.rng, m.config.site(), reanalyse);
+  const bool regress_q = m.options.q_weight > 0;
+  TrainBatch b = window.sample(m.options.batch_size, m.rng, m.config.site(), reanalyse, regress_q);
   int n = b.inputs.size();
   if (search && b.targets.size() != size_t(n) * net::kPolicySize)
     throw std::runtime_error("train.target = search: the training window has no search targets");
@@ -240,6 +241,19 @@ StepMetrics Trainer::step(const TrainingWindow& window) {
   torch::Tensor loss = search ? policy_loss + m.options.value_weight * value_loss
                               : policy_loss + m.options.value_weight * value_loss -
                                     m.options.entropy_weight * entropy;
+  torch::Tensor q_value, q_target, q_loss;
+  if (regress_q && b.q_children.size() > 0) {
+    {
+      AutocastScope autocast(m.options.precision == "bf16", m.device);
+      q_value = std::get<1>(m.net->forward(net::planes_tensor(b.q_children, m.device)));
+    }
+    q_value = q_value.to(torch::kFloat32).reshape({-1});
+    q_target = torch::from_blob(b.q_targets.data(), {int64_t(b.q_targets.size())}, torch::kFloat32)
+                   .clone()
+                   .to(m.device);
+    q_loss = (q_value - q_target).pow(2).mean();
+    loss = loss + m.options.q_weight * q_loss;
+  }
 
   m.optimizer->zero_grad();
   loss.backward();
@@ -257,6 +271,12 @@ StepMetrics Trainer::step(const TrainingWindow& window) {
   torch::Tensor vc = v - v.mean(), rc = reward - reward.mean();
   double denom = std::sqrt(vc.pow(2).sum().item<double>() * rc.pow(2).sum().item<double>());
   s.value_reward_corr = denom > 0 ? (vc * rc).sum().item<double>() / denom : 0.0;
+  if (q_loss.defined()) {
+    s.q_loss = q_loss.item<double>();
+    torch::Tensor qv = q_value.detach() - q_value.detach().mean(), qt = q_target - q_target.mean();
+    double qd = std::sqrt(qv.pow(2).sum().item<double>() * qt.pow(2).sum().item<double>());
+    s.q_corr = qd > 0 ? (qv * qt).sum().item<double>() / qd : 0.0;
+  }
   return s;
 }
 

@@ -13,6 +13,7 @@
 // without gradient over the samples and their evaluated drops' positions.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -56,6 +57,11 @@ struct TrainOptions {
   // drops, drop played and search target; net/encode.h): the game is symmetric, the network
   // is not, and each position is seen both ways.
   bool mirror = false;
+  // The value head also regressed on the look-ahead's measured values of the drops it tried
+  // (PolicyTarget::q: the rollout placer's completions at move 41), one tried drop a sample, with
+  // this weight (0: not). Each decision's game gives one noisy result for all its positions; a
+  // candidate's q is the mean of R completions of its own child, k of them a decision.
+  double q_weight = 0;
 };
 
 struct StepMetrics {
@@ -64,6 +70,9 @@ struct StepMetrics {
   double mean_value = 0,
          mean_reward = 0;  // calibration: the value head's mean against the results'
   double value_reward_corr = 0;
+  // With TrainOptions::q_weight: the regression on the tried drops' measured values (NaN when the
+  // batch had none), and the value head's correlation with them.
+  double q_loss = std::nan(""), q_corr = std::nan("");
 };
 
 class Trainer {

@@ -1,9 +1,11 @@
 #include "train/window.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 
 #include "rules/record.h"
+#include "selfplay/search_target.h"
 
 namespace fuseki {
 
@@ -97,6 +99,23 @@ void TrainingWindow::add(const GameRow& game, const std::vector<DecisionRow>& de
   }
 }
 
+void TrainingWindow::add_q_child(const WindowDecision& d, const Position& pos, Rng& rng,
+                                 TrainBatch& b) const {
+  // Balance's kings: the second's value is the placer's -|v| (drop_value), which no target
+  // inverts; a child the move-41 ruling decides is valued by the ruling, not the head.
+  if (pos.info().balance_kings && pos.ply() < 2) return;
+  std::vector<const PolicyTarget*> measured;
+  for (uint32_t e = d.target_first; e < d.target_first + d.target_count; ++e)
+    if (std::isfinite(target_pool_[e].q)) measured.push_back(&target_pool_[e]);
+  if (measured.empty()) return;
+  const PolicyTarget& t = *measured[rng.below(uint32_t(measured.size()))];
+  Position child = pos;
+  child.do_move(net::policy_move(pos, t.action));
+  if (ruling41_decided(child)) return;
+  b.q_children.add(child);
+  b.q_targets.push_back(child.side_to_move() == pos.side_to_move() ? t.q : -t.q);
+}
+
 Position TrainingWindow::position(const WindowDecision& d) const {
   const WindowGame& g = games_[d.game];
   Position pos = Position::start(g.rules);
@@ -104,11 +123,13 @@ Position TrainingWindow::position(const WindowDecision& d) const {
   return pos;
 }
 
-TrainBatch TrainingWindow::sample(int batch_size, Rng& rng, bool site, bool children) const {
+TrainBatch TrainingWindow::sample(int batch_size, Rng& rng, bool site, bool children,
+                                  bool q_children) const {
   TrainBatch b;
   b.inputs.site = site;
   b.inputs.reserve(batch_size);
   b.children.site = site;
+  b.q_children.site = site;
   for (int i = 0; i < batch_size; ++i) {
     const WindowDecision& d = decisions_[rng.below(uint32_t(decisions_.size()))];
     Position pos = position(d);
@@ -133,6 +154,7 @@ TrainBatch TrainingWindow::sample(int batch_size, Rng& rng, bool site, bool chil
       b.child_sample.push_back(uint32_t(i));
       b.child_action.push_back(t.action);
     }
+    if (q_children) add_q_child(d, pos, rng, b);
     if (children) b.positions.push_back(std::move(pos));
     bool all = d.target_count >= b.inputs.legal_counts.back();
     b.rest.push_back(all ? 0.0f : float(std::max(0.0, 1.0 - sum)));

@@ -50,6 +50,12 @@ struct TrainBatch {
   net::EncodedBatch children;
   std::vector<uint32_t> child_sample;
   std::vector<int16_t> child_action;
+  // For the value head's regression on the look-ahead's values (sample with `q_children`): per
+  // sample whose target has measured values (PolicyTarget::q), one of those drops drawn
+  // uniformly, its child encoded, and the value its side to move has there (the q of the
+  // mover, negated where the other side moves next).
+  net::EncodedBatch q_children;
+  std::vector<float> q_targets;
 };
 
 // Mirrors each sample of the batch left to right with probability 1/2 (net/encode.h): its
@@ -77,7 +83,9 @@ class TrainingWindow {
   // site: the positions encoded with the site's features (a site-format network).
   // children (a window with search targets): also the positions after each evaluated drop, for
   // the trainer to recompute the targets with its own network (TrainOptions::reanalyse).
-  TrainBatch sample(int batch_size, Rng& rng, bool site = false, bool children = false) const;
+  // q_children: also one child a sample with its measured value (TrainBatch::q_children).
+  TrainBatch sample(int batch_size, Rng& rng, bool site = false, bool children = false,
+                    bool q_children = false) const;
   // The decision's position (the game replayed to its ply).
   Position position(const WindowDecision& d) const;
   const std::vector<WindowDecision>& all() const { return decisions_; }
@@ -88,6 +96,7 @@ class TrainingWindow {
 
  private:
   bool usable(const GameRow& game) const;
+  void add_q_child(const WindowDecision& d, const Position& pos, Rng& rng, TrainBatch& b) const;
   RewardMode mode_;
   double mix_;
   bool targets_;
