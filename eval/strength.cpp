@@ -187,6 +187,10 @@ nlohmann::json judge_games(std::vector<std::unique_ptr<Player>>& judges,
 nlohmann::json measure_strength(const std::string& network, const StrengthSettings& settings,
                                 const StrengthSetup& setup, const StrengthGameSink& on_game) {
   if (settings.games < 2) throw std::runtime_error("strength.games: at least 2 (a pair)");
+  if (settings.lookahead_k > 0 && settings.search_k > 0)
+    throw std::runtime_error(
+        "strength.search_k and strength.lookahead_k: the network places by one search at a "
+        "time");
   std::vector<std::string> references = strength_references(settings.references);
   // Bad specs fail before any game: the referee, the network, every reference.
   EngineRegistry engines = default_engines();
@@ -214,10 +218,6 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
   // Looking ahead: a placer per reference (its completions' opponent is the reference's model
   // where there is one), its engines started before any game.
   const bool looking = settings.lookahead_k > 0;
-  if (looking && settings.search_k > 0)
-    throw std::runtime_error(
-        "strength.search_k and strength.lookahead_k: the network places by one search at a "
-        "time");
   std::vector<std::unique_ptr<RolloutPlacer>> lookers;
   if (looking)
     for (const NamedPlacer& ref : refs) {

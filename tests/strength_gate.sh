@@ -91,6 +91,9 @@ cut -d'#' -f1 "$dir/pol.records" | cmp -s - <(cut -d'#' -f1 "$dir/la2.records") 
   fail "eval strength --lookahead-from failed"
 grep -q 'valued at 40 nodes, from ply 36)' "$dir/out" || fail "no from ply: $(head -1 "$dir/out")"
 expect_error "one search at a time" "$bin" eval strength "${LA[@]}" --search-k 4
+# ... refused before anything is loaded (here a referee that does not parse).
+expect_error "one search at a time" "$bin" eval strength --network "$net" --games 8 \
+  --referee builtin:nodes=x --lookahead-k 3 --search-k 4
 expect_error "--lookahead-rollouts: value 0 out of range" "$bin" eval strength --network "$net" \
   --games 2 --lookahead-k 2 --lookahead-rollouts 0
 
