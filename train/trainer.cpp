@@ -186,6 +186,17 @@ Trainer::Trainer(const net::NetConfig& config, const TrainOptions& options, uint
 
 Trainer::~Trainer() = default;
 
+namespace {
+
+// Pearson's correlation of two 1-D tensors (0 where either is constant).
+double correlation(const torch::Tensor& a, const torch::Tensor& b) {
+  torch::Tensor ac = a - a.mean(), bc = b - b.mean();
+  double denom = std::sqrt(ac.pow(2).sum().item<double>() * bc.pow(2).sum().item<double>());
+  return denom > 0 ? (ac * bc).sum().item<double>() / denom : 0.0;
+}
+
+}  // namespace
+
 StepMetrics Trainer::step(const TrainingWindow& window) {
   Impl& m = *impl_;
   const bool search = m.options.target == TrainTarget::Search;
@@ -268,14 +279,10 @@ StepMetrics Trainer::step(const TrainingWindow& window) {
   torch::Tensor v = value.detach();
   s.mean_value = v.mean().item<double>();
   s.mean_reward = reward.mean().item<double>();
-  torch::Tensor vc = v - v.mean(), rc = reward - reward.mean();
-  double denom = std::sqrt(vc.pow(2).sum().item<double>() * rc.pow(2).sum().item<double>());
-  s.value_reward_corr = denom > 0 ? (vc * rc).sum().item<double>() / denom : 0.0;
+  s.value_reward_corr = correlation(v, reward);
   if (q_loss.defined()) {
     s.q_loss = q_loss.item<double>();
-    torch::Tensor qv = q_value.detach() - q_value.detach().mean(), qt = q_target - q_target.mean();
-    double qd = std::sqrt(qv.pow(2).sum().item<double>() * qt.pow(2).sum().item<double>());
-    s.q_corr = qd > 0 ? (qv * qt).sum().item<double>() / qd : 0.0;
+    s.q_corr = correlation(q_value.detach(), q_target);
   }
   return s;
 }
