@@ -29,8 +29,8 @@ namespace {
 double number_arg(const char* what, const char* text, double lo) {
   char* end = nullptr;
   double v = std::strtod(text, &end);
-  if (!*text || *end || !(v >= lo)) {
-    std::fprintf(stderr, "distill: %s: '%s' is not a number >= %g\n", what, text, lo);
+  if (!*text || *end || !(v >= lo) || !std::isfinite(v)) {
+    std::fprintf(stderr, "distill: %s: '%s' is not a finite number >= %g\n", what, text, lo);
     std::exit(2);
   }
   return v;
@@ -95,8 +95,10 @@ std::vector<Fit> fit(net::Evaluator& ev, const TrainingWindow& w) {
 
 // The value head against the look-ahead's measured values of the drops it tried (PolicyTarget::q),
 // over the window's decisions that have them: the drops' values (drop_value of the head at each
-// child) against q, their mean squared error and correlation, and how often the drop the head
-// values highest is the one the look-ahead measured highest.
+// child) against q, their mean squared error and correlation, and, over the decisions with two
+// or more such drops, how often the drop the head values highest is the one the look-ahead
+// measured highest. As in the trainer (TrainingWindow::add_q_child), Balance's king plies and
+// the children the move-41 ruling decides (valued by the ruling, not the head) are left out.
 struct ValueFit {
   double mse = 0, corr = 0, pick = 0;
   int drops = 0, decisions = 0;
@@ -114,10 +116,12 @@ ValueFit value_fit(net::Evaluator& ev, const TrainingWindow& w) {
     for (size_t i = 0; i < n; ++i) {
       const WindowDecision& d = all[first + i];
       Position pos = w.position(d);
+      if (pos.info().balance_kings && pos.ply() < 2) continue;
       for (const PolicyTarget& t : w.target(d)) {
         if (!std::isfinite(t.q)) continue;
         Position child = pos;
         child.do_move(net::policy_move(pos, t.action));
+        if (ruling41_decided(child)) continue;
         children.push_back(std::move(child));
         parent_of.push_back(parents.size());
         q.push_back(t.q);
@@ -138,8 +142,10 @@ ValueFit value_fit(net::Evaluator& ev, const TrainingWindow& w) {
         head.push_back(value.back());
         measured.push_back(q[end]);
       }
-      picks += best_head == best_q;
-      ++decisions;
+      if (end - c >= 2) {
+        picks += best_head == best_q;
+        ++decisions;
+      }
       c = end;
     }
   }
@@ -159,7 +165,7 @@ ValueFit value_fit(net::Evaluator& ev, const TrainingWindow& w) {
   }
   f.mse /= double(head.size());
   f.corr = shh > 0 && sqq > 0 ? shq / std::sqrt(shh * sqq) : 0;
-  f.pick = double(picks) / decisions;
+  f.pick = decisions ? double(picks) / decisions : 0;
   return f;
 }
 
@@ -251,9 +257,9 @@ int main(int argc, char** argv) {
       if (o.q_weight <= 0) return;
       ValueFit v = value_fit(ev, valid);
       std::printf(
-          "%s: value head against the look-ahead's q (%d drops of %d decisions): MSE %.4f, "
-          "correlation %.3f, its best drop = the look-ahead's %.3f\n",
-          label, v.drops, v.decisions, v.mse, v.corr, v.pick);
+          "%s: value head against the look-ahead's q (%d drops): MSE %.4f, correlation %.3f, "
+          "its best drop = the look-ahead's %.3f (%d decisions of two drops or more)\n",
+          label, v.drops, v.mse, v.corr, v.pick, v.decisions);
       std::fflush(stdout);
     };
     report("step 0", fit(ev, valid));

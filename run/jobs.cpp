@@ -39,8 +39,10 @@ int run_pipeline(const std::string& config_path, const std::vector<std::string>&
     if (fs::exists(paths.publication(g + 1))) continue;  // finished before an interruption
     // run.minutes on the run's clock (its generations' wall_seconds, as run.then_minutes counts,
     // so a resumed run stops where an uninterrupted one would): no generation starts that would
-    // end past it if it took as long as the one before.
-    if (c.minutes > 0) {
+    // end past it if it took as long as the one before. A generation whose line is written (it
+    // was interrupted before its publication) is finished, only published: its time is already
+    // on the clock.
+    if (c.minutes > 0 && !generation_line(paths, g)) {
       const StrengthCurves clock = strength_curves(paths);
       if (clock.minutes + clock.last_minutes > c.minutes) {
         std::printf(

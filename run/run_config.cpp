@@ -140,7 +140,8 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
               "Weight of the entropy bonus (policy_gradient)")
       .number("q_weight", c.q_weight, 0.0, 1000.0,
               "Weight of the value head's regression on the look-ahead's measured values of the "
-              "drops it tried (selfplay.placer = \"rollout\"; 0: none)")
+              "drops it tried (selfplay.placer = \"rollout\" and train.target = \"search\"; 0: "
+              "none)")
       .integer("window_games", c.window_games, 1, 100000000, "Newest games trained on")
       .integer("threads", c.train_threads, 0, 1024, "Torch threads (0: torch's default)")
       .integer("log_every", c.log_every, 1, 1000000, "Steps between metrics lines")

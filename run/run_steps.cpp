@@ -746,8 +746,6 @@ void write_report(const RunPaths& paths) {
   write_file_atomically((paths.root / "report.html").string(), html);
 }
 
-namespace {
-
 std::optional<json> generation_line(const RunPaths& paths, int g) {
   std::ifstream in(paths.generations());
   for (std::string line; std::getline(in, line);) {
@@ -759,6 +757,8 @@ std::optional<json> generation_line(const RunPaths& paths, int g) {
   }
   return std::nullopt;
 }
+
+namespace {
 
 // Begins run.then's second stage with generation g + 1 when its time or generation has come.
 // The run's clock is the report's (strength_curves: the generations' wall_seconds so far, g's the

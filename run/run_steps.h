@@ -126,6 +126,9 @@ nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
                              const KingPairTable* table);
 
 void write_report(const RunPaths& paths);
+// Generation g's line of generations.jsonl (written when its training, gate and measurement are
+// done, before its publication), if it is there.
+std::optional<nlohmann::json> generation_line(const RunPaths& paths, int g);
 // A run's strength measurements ([strength]), one series per reference ("vs uniform"), by
 // generation and by the run's wall-clock minutes (each generation's wall_seconds: self-play,
 // training, gate, measurement; runs from before it was recorded: the phases without the

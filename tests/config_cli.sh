@@ -109,6 +109,16 @@ grep -q "the last generation took .*; stopping before gen-0002's self-play" "$di
   --run.minutes "$(/usr/bin/python3 -c "print($run_min + $last_min + 1)")" >"$dir/minutes.log" 2>&1 ||
   { cat "$dir/minutes.log"; fail "pipeline resumed with run.minutes"; }
 [ -e "$dir/reanalyse/models/gen-0003.ckpt" ] || fail "run.minutes: gen-0003 not made in time left"
+# Interrupted after gen-0002's line was written, before gen-0003's publication: resumed with no
+# time left, the run still publishes what that line decided (its time is already on the clock).
+published=$(cat "$dir/reanalyse/models/gen-0003.json")
+rm "$dir/reanalyse/models/gen-0003.json"
+cp "$dir/reanalyse/models/gen-0002.json" "$dir/reanalyse/models/latest.json"
+"$bin" pipeline "${reanalyse[@]}" --run.generations 3 --run.minutes "$run_min" \
+  >"$dir/minutes.log" 2>&1 || { cat "$dir/minutes.log"; fail "pipeline resumed to publish"; }
+[ "$(cat "$dir/reanalyse/models/gen-0003.json" 2>/dev/null)" = "$published" ] ||
+  fail "run.minutes: the finished gen-0002 was not published on resuming: $(cat "$dir/minutes.log")"
+[ "$(cat "$dir/reanalyse/models/latest.json")" = "$published" ] || fail "latest.json not gen-0003"
 # Expert iteration: self-play by the rollout placer, the trainer toward its targets.
 "$bin" pipeline --run.dir "$dir/rollout" --run.generations 1 --network.channels 8 \
   --network.blocks 1 --selfplay.games 4 --selfplay.batch 4 --selfplay.placer rollout \

@@ -215,10 +215,21 @@ StepMetrics Trainer::step(const TrainingWindow& window) {
   torch::Tensor reward =
       torch::from_blob(b.rewards.data(), {n}, torch::kFloat32).clone().to(m.device);
 
-  torch::Tensor logits, value;
+  // With train.q_weight, the tried drops' children go through the same forward pass as the
+  // samples (one set of batch-norm statistics a step, not a second from the children alone).
+  const bool regress_q_now = regress_q && b.q_children.size() > 0;
+  torch::Tensor logits, value, q_value;
   {
     AutocastScope autocast(m.options.precision == "bf16", m.device);
-    std::tie(logits, value) = m.net->forward(x);
+    if (regress_q_now) {
+      torch::Tensor all = torch::cat({x, net::planes_tensor(b.q_children, m.device)}, 0);
+      std::tie(logits, value) = m.net->forward(all);
+      q_value = value.slice(0, n);
+      logits = logits.slice(0, 0, n);
+      value = value.slice(0, 0, n);
+    } else {
+      std::tie(logits, value) = m.net->forward(x);
+    }
   }
   logits = logits.to(torch::kFloat32);  // the losses in float32 whatever the forward's precision
   value = value.to(torch::kFloat32);
@@ -252,12 +263,9 @@ StepMetrics Trainer::step(const TrainingWindow& window) {
   torch::Tensor loss = search ? policy_loss + m.options.value_weight * value_loss
                               : policy_loss + m.options.value_weight * value_loss -
                                     m.options.entropy_weight * entropy;
-  torch::Tensor q_value, q_target, q_loss;
-  if (regress_q && b.q_children.size() > 0) {
-    {
-      AutocastScope autocast(m.options.precision == "bf16", m.device);
-      q_value = std::get<1>(m.net->forward(net::planes_tensor(b.q_children, m.device)));
-    }
+  torch::Tensor q_target, q_loss;
+  if (regress_q_now) {
+    // The mean over the batch's tried drops (one a sample that has one), not over its samples.
     q_value = q_value.to(torch::kFloat32).reshape({-1});
     q_target = torch::from_blob(b.q_targets.data(), {int64_t(b.q_targets.size())}, torch::kFloat32)
                    .clone()
