@@ -215,8 +215,9 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
   std::vector<NamedPlacer> refs;
   for (const std::string& r : references)
     refs.push_back(make_named_placer(r, settings.temperature, eo));
-  // Looking ahead: a placer per reference (its completions' opponent is the reference's model
-  // where there is one), its engines started before any game.
+  // Looking ahead: a placer per reference, its engines started before any game. Its completions
+  // place the opponent's pieces with the measured network's own policy, or uniformly where the
+  // reference is uniform placement (the reference's network is not consulted).
   const bool looking = settings.lookahead_k > 0;
   std::vector<std::unique_ptr<RolloutPlacer>> lookers;
   if (looking)

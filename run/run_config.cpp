@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "eval/king_pairs.h"
+#include "eval/stats.h"
 #include "io/options.h"
 #include "net/encode.h"
 #include "net/net_config.h"
@@ -202,6 +203,12 @@ void check_run_config(const RunConfig& c) {
     fail("train.q_weight",
          "the look-ahead's measured values come from selfplay.placer = \"rollout\" with "
          "train.target = \"search\"");
+  if (c.gating_rule == "sprt" && c.gating_games > 0 && 2 * c.gating_games < Sprt::kMinGames)
+    fail("gating.games",
+         std::to_string(c.gating_games) + " per colour is under the " +
+             std::to_string(Sprt::kMinGames / 2) +
+             " the SPRT (gating.rule = \"sprt\") plays before it decides: every candidate would "
+             "be rejected; play more, or set gating.rule = \"interval\" or \"always\"");
   if (c.strength.games > 0) strength_references(c.strength.references);  // throws naming one
   if (c.reward != "eval" && !c.play_out)
     fail("train.reward", "'" + c.reward + "' needs game results: selfplay.play_out = true");

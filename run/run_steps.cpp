@@ -492,8 +492,10 @@ nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
   o.seed = seed;
   o.worker = 0;
   o.temperature = c.gating_temperature;
+  // Scored by result, the match plays its games out with self-play's engine even where
+  // self-play itself does not (selfplay.play_out = false); by eval, it never does.
   const bool by_eval = c.gating_score == "eval";
-  if (by_eval) o.play_out = false;
+  o.play_out = !by_eval;
   NamedPlacer a = make_named_placer(a_path, o.temperature, eo);
   NamedPlacer b = make_named_placer(b_path, o.temperature, eo);
   PlacerMatch match(*a.placer, *b.placer, o);

@@ -82,6 +82,21 @@ expect_error "--selfplay.rollouts: value 0 out of range" "$bin" pipeline --selfp
 expect_error "train.q_weight: the look-ahead's measured values come from selfplay.placer = \"rollout\"" \
   "$bin" pipeline --run.dir "$dir/qw" --train.q-weight 1
 [ ! -e "$dir/qw" ] || fail "pipeline made a run for a refused train.q_weight"
+expect_error "gating.games: 8 per colour is under the 16 the SPRT (gating.rule = \"sprt\") plays" \
+  "$bin" pipeline --run.dir "$dir/sp" --gating.games 8
+[ ! -e "$dir/sp" ] || fail "pipeline made a run for a gate that could take nothing"
+expect_error "gating.games: 8 per colour is under the 16" \
+  "$bin" pipeline --run.dir "$dir/sp" --run.then-generation 1 --run.then "gating.games=8"
+# Scored by result, the gate plays its games out even where self-play does not.
+"$bin" pipeline --run.dir "$dir/noplay" --run.generations 1 --network.channels 8 \
+  --network.blocks 1 --selfplay.games 8 --selfplay.shard-games 8 --selfplay.play-out false \
+  --selfplay.eval-nodes 20 --selfplay.playout builtin:nodes=20 --train.reward eval \
+  --train.steps 2 --train.batch-size 16 --gating.games 16 --gating.rule always \
+  --strength.games 0 >"$dir/noplay.log" 2>&1 || { cat "$dir/noplay.log"; fail "pipeline, no play-out"; }
+/usr/bin/python3 -c 'import json,sys
+g=json.loads(open(sys.argv[1]).readline())["gating"]
+assert g["games"] == 32 and g["scored_by"] == "result", g' "$dir/noplay/generations.jsonl" ||
+  fail "the gate by result scored no play-outs with selfplay.play_out false"
 expect_error "--selfplay.rollout-opponent: 'self' is not one of network, uniform" \
   "$bin" pipeline --selfplay.rollout-opponent self
 # The searching trainer with reanalysis, behind a gate: two generations run through (the second
@@ -124,7 +139,7 @@ cp "$dir/reanalyse/models/gen-0002.json" "$dir/reanalyse/models/latest.json"
   --network.blocks 1 --selfplay.games 4 --selfplay.batch 4 --selfplay.placer rollout \
   --selfplay.search-k 3 --selfplay.rollouts 2 --selfplay.rollout-nodes 30 --selfplay.eval-nodes 30 \
   --selfplay.playout builtin:nodes=20 --train.target search --train.reanalyse false \
-  --train.steps 2 --train.batch-size 16 --train.log-every 1 --train.q-weight 1 --gating.games 8 \
+  --train.steps 2 --train.batch-size 16 --train.log-every 1 --train.q-weight 1 --gating.games 8 --gating.rule interval \
   --gating.score result --strength.games 0 >"$dir/rollout.log" 2>&1 ||
   { cat "$dir/rollout.log"; fail "pipeline with rollouts"; }
 [ -e "$dir/rollout/models/gen-0001.ckpt" ] || fail "rollout: no gen-0001 checkpoint"
@@ -136,7 +151,8 @@ grep -q '"q_loss":' "$dir/rollout/train/metrics.jsonl" || fail "rollout: no q_lo
   --selfplay.rollout-from-ply 34 --selfplay.search-k 3 --selfplay.rollouts 2 \
   --selfplay.rollout-nodes 30 --selfplay.eval-nodes 30 --selfplay.playout builtin:nodes=20 \
   --train.target search --train.reanalyse true --train.steps 2 --train.batch-size 16 \
-  --gating.games 8 --gating.score result --strength.games 0 >"$dir/hybrid.log" 2>&1 ||
+  --gating.games 8 --gating.rule interval --gating.score result --strength.games 0 \
+  >"$dir/hybrid.log" 2>&1 ||
   { cat "$dir/hybrid.log"; fail "pipeline with rollouts from ply 34"; }
 [ -e "$dir/hybrid/models/gen-0002.ckpt" ] || fail "hybrid: no gen-0002 checkpoint"
 # A second stage (run.then): bad stages refused before anything is written.
