@@ -34,6 +34,9 @@ struct MatchTally {
   int voids = 0;          // games voided by an engine failure (not scored)
   int ruling41_won = 0;   // A as Sente won by the move-41 ruling (B's king still attacked)
   int ruling41_lost = 0;  // A as Gote lost by it
+  // A's results by its colour and the rank Gote's king stands on after placement (0 = rank a,
+  // Gote's back rank): with uniform kings, where in its camp Gote's king stands decides much.
+  Score by_gote_king[2][RANK_NB];
 };
 
 class PlacerMatch {

@@ -292,6 +292,17 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
       progress.report(uint64_t(2 * done), extra, done == pairs);
     }
     StrengthEstimate e = strength_estimate(tally.score);
+    nlohmann::json by_rank = nlohmann::json::array();
+    for (int rank = 0; rank < RANK_NB; ++rank) {
+      const Score& s = tally.by_gote_king[BLACK][rank];
+      const Score& g = tally.by_gote_king[WHITE][rank];
+      if (s.games() + g.games() == 0) continue;
+      by_rank.push_back({{"rank", std::string(1, char('a' + rank))},
+                         {"as_sente", s.mean()},
+                         {"sente_games", s.games()},
+                         {"as_gote", g.mean()},
+                         {"gote_games", g.games()}});
+    }
     result["references"].push_back({{"reference", ref.name},
                                     {"games", e.games},
                                     {"wins", tally.score.wins},
@@ -305,7 +316,8 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
                                     {"as_sente", tally.by_colour[BLACK].mean()},
                                     {"as_gote", tally.by_colour[WHITE].mean()},
                                     {"ruling41_won", tally.ruling41_won},
-                                    {"ruling41_lost", tally.ruling41_lost}});
+                                    {"ruling41_lost", tally.ruling41_lost},
+                                    {"by_gote_king_rank", by_rank}});
     if (!judges.empty())
       result["references"].back()["judge"] = judge_games(
           judges, judged, setup.rules, settings.max_moves, "judge vs " + ref.name, settings.judge);
@@ -415,6 +427,18 @@ std::string strength_text(const nlohmann::json& result) {
                     r.at("as_sente").get<double>(), r.at("as_gote").get<double>(),
                     r.at("ruling41_won").get<int>(), r.at("ruling41_lost").get<int>());
       out += line;
+    }
+    if (r.contains("by_gote_king_rank") && !r.at("by_gote_king_rank").empty()) {
+      out += "  by the rank of Gote's king, as Sente / as Gote:";
+      for (const auto& k : r.at("by_gote_king_rank")) {
+        std::snprintf(line, sizeof(line), "%s %s %.2f / %.2f (%d)",
+                      &k == &r.at("by_gote_king_rank").front() ? "" : ",",
+                      k.at("rank").get<std::string>().c_str(), k.at("as_sente").get<double>(),
+                      k.at("as_gote").get<double>(),
+                      k.at("sente_games").get<int>() + k.at("gote_games").get<int>());
+        out += line;
+      }
+      out += "\n";
     }
     if (r.contains("judge")) {
       const auto& j = r.at("judge");

@@ -17,6 +17,8 @@ net="$run/models/gen-0000.ckpt"
   >"$dir/out" 2>"$dir/err"
 grep -q '^vs uniform: 0\.[0-9]* \[0\.[0-9]*, [01]\.[0-9]*\], [-+][0-9]* Elo \[' "$dir/out" ||
   fail "no score line: $(cat "$dir/out")"
+grep -q "^  by the rank of Gote's king, as Sente / as Gote: [a-d] [01]\.[0-9]* / " "$dir/out" ||
+  fail "no line by the rank of Gote's king: $(cat "$dir/out")"
 /usr/bin/python3 - "$dir/s.json" "$net" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -31,6 +33,16 @@ for x in refs:
     if x["void"] == 0:  # as many games with each colour: the score is the colours' mean
         assert abs((x["as_sente"] + x["as_gote"]) / 2 - x["score"]) < 1e-9, x
     assert 0 <= x["ruling41_won"] <= 12 and 0 <= x["ruling41_lost"] <= 12, x
+    # By the rank of Gote's king: Balance kings stand in Gote's camp (ranks a-d), and the ranks'
+    # games and points add up to each colour's.
+    ranks = x["by_gote_king_rank"]
+    assert ranks and all(k["rank"] in "abcd" for k in ranks), ranks
+    for colour in ("sente", "gote"):
+        n = sum(k[colour + "_games"] for k in ranks)
+        points = sum(k["as_" + colour] * k[colour + "_games"] for k in ranks)
+        if x["void"] == 0:
+            assert n == 12, (colour, ranks)
+        assert abs(points - x["as_" + colour] * n) < 1e-9, (colour, ranks, x)
 PY
 # --records: every game, a line each, that the rules' judge replays to the same end.
 /usr/bin/python3 - "$dir/s.records" "$net" "$bin" <<'PY'
