@@ -430,13 +430,14 @@ std::string strength_text(const nlohmann::json& result) {
     }
     if (r.contains("by_gote_king_rank") && !r.at("by_gote_king_rank").empty()) {
       out += "  by the rank of Gote's king, as Sente / as Gote:";
+      const char* separator = " ";
       for (const auto& k : r.at("by_gote_king_rank")) {
-        std::snprintf(line, sizeof(line), "%s %s %.2f / %.2f (%d)",
-                      &k == &r.at("by_gote_king_rank").front() ? "" : ",",
+        std::snprintf(line, sizeof(line), "%s%s %.2f / %.2f (%d)", separator,
                       k.at("rank").get<std::string>().c_str(), k.at("as_sente").get<double>(),
                       k.at("as_gote").get<double>(),
                       k.at("sente_games").get<int>() + k.at("gote_games").get<int>());
         out += line;
+        separator = ", ";
       }
       out += "\n";
     }
