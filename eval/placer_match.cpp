@@ -46,11 +46,11 @@ void PlacerMatch::play(uint64_t first, uint64_t count, MatchTally& tally, const 
       if (game.row.sente_eval >= 0)
         tally.evals.add(a_colour == BLACK ? game.row.sente_eval : 1.0 - game.row.sente_eval);
       if (scored(game.row.winner)) {
-        tally.score.add(score_of(game.row.winner, a_colour));
-        tally.by_colour[a_colour].add(score_of(game.row.winner, a_colour));
+        const double score = score_of(game.row.winner, a_colour);
+        tally.score.add(score);
+        tally.by_colour[a_colour].add(score);
         if (game.row.gote_king >= 0 && game.row.gote_king < SQ_MAX)
-          tally.by_gote_king[a_colour][rank_of(Square(game.row.gote_king))].add(
-              score_of(game.row.winner, a_colour));
+          tally.by_gote_king[a_colour][rank_of(Square(game.row.gote_king))].add(score);
         if (game.row.reason == Reason::Ruling41)
           ++(a_colour == BLACK ? tally.ruling41_won : tally.ruling41_lost);
       } else if (game.row.winner == Winner::Void)
