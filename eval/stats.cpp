@@ -86,6 +86,15 @@ double Sprt::llr(const Score& s) const {
 double Sprt::lower() const { return std::log(beta / (1 - alpha)); }
 double Sprt::upper() const { return std::log((1 - beta) / alpha); }
 
+GateVerdict gate_verdict(bool sequential, Sprt::Decision decision, const StrengthEstimate& e,
+                         bool interval_at_cap) {
+  if (sequential && decision == Sprt::Decision::H1) return {"better", "sprt"};
+  if (sequential && decision == Sprt::Decision::H0) return {"not better", "sprt"};
+  if (sequential && !interval_at_cap) return {"undecided", "sprt"};
+  const std::string by = sequential ? "interval at the cap" : "interval";
+  return {e.low > 0.5 ? "better" : e.high < 0.5 ? "worse" : "undecided", by};
+}
+
 Sprt::Decision Sprt::decide(const Score& s) const {
   if (s.games() < kMinGames) return Decision::Continue;
   double r = llr(s);

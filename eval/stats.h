@@ -72,4 +72,16 @@ struct Sprt {
 };
 const char* sprt_decision_name(Sprt::Decision d);
 
+// A gate's verdict on a candidate's score against the best: "better", "not better" (the SPRT
+// accepted H0), "worse" or "undecided", and what decided it (`by`). With the SPRT
+// (`sequential`), its decision; a match that reached its cap with the SPRT still undecided is
+// judged by the 95 % interval when `interval_at_cap` (by "interval at the cap": better when the
+// interval lies above 50 %, worse when below), else stays undecided. Without the SPRT, the
+// interval (by "interval").
+struct GateVerdict {
+  std::string verdict, by;
+};
+GateVerdict gate_verdict(bool sequential, Sprt::Decision decision, const StrengthEstimate& e,
+                         bool interval_at_cap);
+
 }  // namespace fuseki

@@ -169,6 +169,9 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
       .choice("rule", c.gating_rule, {"sprt", "interval", "always"},
               "Which candidate self-play takes: sprt (the SPRT shows it better), interval (the "
               "95 % interval above 50 %), always (the newest, AlphaZero)")
+      .choice("at_cap", c.gating_at_cap, {"interval", "reject"},
+              "sprt: a match that reaches gating.games with the SPRT undecided: interval (the "
+              "candidate is taken when its 95 % interval is above 50 %) or reject")
       .number("elo", c.gating_elo, 1.0, 1000.0, "sprt: the Elo gain of H1 (H0: none)")
       .number("alpha", c.gating_alpha, 0.001, 0.5,
               "sprt: the error rates (taking a candidate that is no better; missing one that is)");

@@ -94,6 +94,9 @@ struct RunConfig {
   // interval: when the 95 % interval is above 50 % (the match stops once it excludes 50 %);
   // always: every candidate (AlphaZero), the match only measured.
   std::string gating_rule = "sprt";
+  // sprt, a match that reaches gating_games undecided: interval (taken when its 95 % interval is
+  // above 50 %) or reject.
+  std::string gating_at_cap = "interval";
   double gating_elo = 30;
   double gating_alpha = 0.05;
   // [strength]

@@ -523,11 +523,7 @@ nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
     }
   }
   StrengthEstimate e = strength_estimate(score);
-  std::string verdict = e.low > 0.5 ? "better" : e.high < 0.5 ? "worse" : "undecided";
-  if (sequential)
-    verdict = decision == Sprt::Decision::H1   ? "better"
-              : decision == Sprt::Decision::H0 ? "not better"
-                                               : "undecided";
+  const GateVerdict verdict = gate_verdict(sequential, decision, e, c.gating_at_cap == "interval");
   json r = {{"games", score.games()},
             {"scored_by", c.gating_score},
             {"score", e.score},
@@ -540,7 +536,8 @@ nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
             {"void", tally.voids},
             {"rule", c.gating_rule},
             {"stopped_early", stopped_early},
-            {"verdict", verdict}};
+            {"verdict", verdict.verdict},
+            {"decided_by", verdict.by}};
   if (sequential)
     r["sprt"] = {{"elo0", sprt.elo0},
                  {"elo1", sprt.elo1},
@@ -845,7 +842,8 @@ void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const K
       why = text;
       if (c.gating_rule == "sprt")
         why += " (SPRT H0 0 Elo / H1 " + json(c.gating_elo).dump() + " Elo, alpha " +
-               json(c.gating_alpha).dump() + ")";
+               json(c.gating_alpha).dump() +
+               (r["decided_by"] == "sprt" ? ")" : "; at the cap, by the 95 % interval)");
       accepted = c.gating_rule == "always" || verdict == "better";
       if (c.gating_rule == "always") why += "; rule always: the newest is taken";
     } else {

@@ -157,6 +157,7 @@ line=$(sed -n 1p "$dir/gate/generations.jsonl")
 echo "$line" | grep -q '"strength_start":{' || fail "gen-0000 not measured"
 echo "$line" | grep -q '"strength":{' || fail "gen-0001 not measured"
 echo "$line" | grep -q '"wall_seconds":' || fail "no wall_seconds"
+echo "$line" | grep -Eq '"decided_by":"(sprt|interval at the cap)"' || fail "no decided_by: $line"
 # strength.every 3: gen-0002 (rejected, not the 3rd) is not measured.
 if sed -n 2p "$dir/gate/generations.jsonl" | grep -q '"strength":{'; then
   fail "gen-0002 measured though strength.every = 3 and rejected"

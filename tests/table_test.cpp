@@ -145,6 +145,71 @@ TEST(Strength, SprtKeepsItsErrorRates) {
   EXPECT_EQ(std::string(sprt_decision_name(Sprt::Decision::H1)), "H1");
 }
 
+// The gate's verdict: the SPRT's decision where it made one; at the cap, undecided, the 95 %
+// interval (gating.at_cap = interval) or nothing (reject); without the SPRT, the interval.
+TEST(Strength, GateVerdictFallsBackToTheIntervalAtTheCap) {
+  auto estimate = [](double wins, int games) {
+    Score s;
+    for (int i = 0; i < games; ++i) s.add(i < wins ? 1.0 : 0.0);
+    return strength_estimate(s);
+  };
+  const StrengthEstimate above = estimate(850, 1600);  // 0.531 [0.507, 0.556]
+  const StrengthEstimate level = estimate(820, 1600);  // 0.513: the interval holds 50 %
+  const StrengthEstimate below = estimate(750, 1600);
+  ASSERT_GT(above.low, 0.5);
+  ASSERT_LT(level.low, 0.5);
+  ASSERT_GT(level.high, 0.5);
+  ASSERT_LT(below.high, 0.5);
+  using D = Sprt::Decision;
+  auto is = [](const GateVerdict& v, const char* verdict, const char* by) {
+    return v.verdict == verdict && v.by == by;
+  };
+  EXPECT_TRUE(is(gate_verdict(true, D::H1, level, true), "better", "sprt"));
+  EXPECT_TRUE(is(gate_verdict(true, D::H0, above, true), "not better", "sprt"));
+  EXPECT_TRUE(is(gate_verdict(true, D::Continue, above, true), "better", "interval at the cap"));
+  EXPECT_TRUE(is(gate_verdict(true, D::Continue, level, true), "undecided", "interval at the cap"));
+  EXPECT_TRUE(is(gate_verdict(true, D::Continue, below, true), "worse", "interval at the cap"));
+  EXPECT_TRUE(is(gate_verdict(true, D::Continue, above, false), "undecided", "sprt"));
+  EXPECT_TRUE(is(gate_verdict(false, D::Continue, above, false), "better", "interval"));
+  EXPECT_TRUE(is(gate_verdict(false, D::Continue, level, true), "undecided", "interval"));
+}
+
+// The error rate the gate states for the SPRT with the interval at its cap: with no real
+// difference, a match of at most 1,600 games (the second stage's cap in cpu-hour.toml, looked at
+// every 128 games) takes the candidate in at most alpha + 0.025 of the runs (the SPRT's alpha,
+// and the one-sided 2.5 % of a final 95 % interval); with a real difference of 30 Elo, in
+// nearly all.
+TEST(Strength, SprtWithTheIntervalAtTheCapKeepsItsStatedErrorRate) {
+  const Sprt test{0, 10, 0.05, 0.05};  // cpu-hour.toml's gate
+  auto taken = [&](double true_elo, uint64_t seed, bool interval_at_cap = true) {
+    Rng rng(seed);
+    double p_draw = 0.02, p_win = score_of_elo(true_elo) - p_draw / 2;
+    Score s;
+    Sprt::Decision decision = Sprt::Decision::Continue;
+    for (int looked = 0; looked < 1600 && decision == Sprt::Decision::Continue;) {
+      for (int n = 0; n < 128; ++n, ++looked) {
+        double u = rng.uniform();
+        s.add(u < p_win ? 1.0 : u < p_win + p_draw ? 0.5 : 0.0);
+      }
+      decision = test.decide(s);
+    }
+    return gate_verdict(true, decision, strength_estimate(s), interval_at_cap).verdict == "better";
+  };
+  int false_takes = 0, true_takes = 0, sprt_only = 0, runs = 1000;
+  for (int i = 0; i < runs; ++i) {
+    false_takes += taken(0, 7000 + uint64_t(i));
+    true_takes += taken(30, 9000 + uint64_t(i));
+    sprt_only += taken(30, 9000 + uint64_t(i), false);
+  }
+  std::printf(
+      "[ strength ] SPRT(0, 10) to 1,600 games, interval at the cap: taken at 0 Elo %d/%d, "
+      "at 30 Elo %d/%d (rejecting at the cap: %d)\n",
+      false_takes, runs, true_takes, runs, sprt_only);
+  EXPECT_LE(false_takes, runs * 0.075);
+  EXPECT_GE(true_takes, runs * 0.9);
+  EXPECT_GE(true_takes, sprt_only);  // the interval only adds
+}
+
 TEST(TableStatistics, WilsonIntervalsCoverNear95Percent) {
   std::vector<double> p = true_rates(1);
   AllocationOptions o;
