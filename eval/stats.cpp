@@ -90,7 +90,7 @@ GateVerdict gate_verdict(bool sequential, Sprt::Decision decision, const Strengt
                          bool interval_at_cap) {
   if (sequential && decision == Sprt::Decision::H1) return {"better", "sprt"};
   if (sequential && decision == Sprt::Decision::H0) return {"not better", "sprt"};
-  if (sequential && !interval_at_cap) return {"undecided", "sprt"};
+  if (sequential && !interval_at_cap) return {"undecided", "the cap"};
   const std::string by = sequential ? "interval at the cap" : "interval";
   return {e.low > 0.5 ? "better" : e.high < 0.5 ? "worse" : "undecided", by};
 }

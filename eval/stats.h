@@ -76,8 +76,8 @@ const char* sprt_decision_name(Sprt::Decision d);
 // accepted H0), "worse" or "undecided", and what decided it (`by`). With the SPRT
 // (`sequential`), its decision; a match that reached its cap with the SPRT still undecided is
 // judged by the 95 % interval when `interval_at_cap` (by "interval at the cap": better when the
-// interval lies above 50 %, worse when below), else stays undecided. Without the SPRT, the
-// interval (by "interval").
+// interval lies above 50 %, worse when below), else stays undecided (by "the cap": the match
+// ended there, the SPRT undecided). Without the SPRT, the interval (by "interval").
 struct GateVerdict {
   std::string verdict, by;
 };

@@ -843,7 +843,9 @@ void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const K
       if (c.gating_rule == "sprt")
         why += " (SPRT H0 0 Elo / H1 " + json(c.gating_elo).dump() + " Elo, alpha " +
                json(c.gating_alpha).dump() +
-               (r["decided_by"] == "sprt" ? ")" : "; at the cap, by the 95 % interval)");
+               (r["decided_by"] == "sprt"      ? ")"
+                : r["decided_by"] == "the cap" ? "; at the cap, undecided: rejected)"
+                                               : "; at the cap, by the 95 % interval)");
       accepted = c.gating_rule == "always" || verdict == "better";
       if (c.gating_rule == "always") why += "; rule always: the newest is taken";
     } else {

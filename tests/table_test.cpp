@@ -169,7 +169,7 @@ TEST(Strength, GateVerdictFallsBackToTheIntervalAtTheCap) {
   EXPECT_TRUE(is(gate_verdict(true, D::Continue, above, true), "better", "interval at the cap"));
   EXPECT_TRUE(is(gate_verdict(true, D::Continue, level, true), "undecided", "interval at the cap"));
   EXPECT_TRUE(is(gate_verdict(true, D::Continue, below, true), "worse", "interval at the cap"));
-  EXPECT_TRUE(is(gate_verdict(true, D::Continue, above, false), "undecided", "sprt"));
+  EXPECT_TRUE(is(gate_verdict(true, D::Continue, above, false), "undecided", "the cap"));
   EXPECT_TRUE(is(gate_verdict(false, D::Continue, above, false), "better", "interval"));
   EXPECT_TRUE(is(gate_verdict(false, D::Continue, level, true), "undecided", "interval"));
 }
