@@ -140,11 +140,16 @@ expect_error "name the same file" "$bin" eval strength --network "$net" --games 
 expect_error "--network is required" "$bin" eval strength --games 2
 expect_error "--games: value -1 out of range" "$bin" eval strength --network "$net" --games -1
 
+# The pipeline runs below: a tiny network and fast play-outs.
+tiny=(--network.channels 8 --network.blocks 1 --selfplay.playout builtin:nodes=40)
+# No training step: every candidate is its parent again.
+untrained=("${tiny[@]}" --selfplay.games 16 --train.steps 0)
+sprt_gate=(--gating.games 40 --gating.rule sprt)
+
 # The gate: gen-0001 is gen-0000 again (no training step), so it is not shown better and
 # self-play of generation 1 keeps gen-0000; the strength of each network is measured.
-"$bin" pipeline --dir "$dir/gate" --generations 2 --network.channels 8 --network.blocks 1 \
-  --selfplay.games 16 --selfplay.playout builtin:nodes=40 --train.steps 0 --gating.games 40 \
-  --gating.rule sprt --strength.games 8 --strength.referee builtin:nodes=40 --strength.every 3 \
+"$bin" pipeline --dir "$dir/gate" --generations 2 "${untrained[@]}" "${sprt_gate[@]}" \
+  --strength.games 8 --strength.referee builtin:nodes=40 --strength.every 3 \
   >/dev/null 2>"$dir/err" ||
   fail "pipeline: $(tail -5 "$dir/err")"
 pub="$dir/gate/models/gen-0001.json"
@@ -181,9 +186,8 @@ awk -v a="$a_min" -v b="$b_min" 'BEGIN {exit !(b - a > 9.95 && b - a < 10.05)}' 
 expect_error "1 start minutes for 2 runs" "$bin" compare "$dir/gate" "$dir/gate" --start-minute 5
 grep -q 'rejected' "$dir/gate/report.html" || fail "the report does not show the rejection"
 # gating.at_cap reject: the same match, undecided at the cap, is rejected and says so.
-"$bin" pipeline --dir "$dir/reject" --generations 1 --network.channels 8 --network.blocks 1 \
-  --selfplay.games 16 --selfplay.playout builtin:nodes=40 --train.steps 0 --gating.games 40 \
-  --gating.rule sprt --gating.at-cap reject --strength.games 0 >/dev/null 2>"$dir/err" ||
+"$bin" pipeline --dir "$dir/reject" --generations 1 "${untrained[@]}" "${sprt_gate[@]}" \
+  --gating.at-cap reject --strength.games 0 >/dev/null 2>"$dir/err" ||
   fail "pipeline: $(tail -5 "$dir/err")"
 line=$(sed -n 1p "$dir/reject/generations.jsonl")
 echo "$line" | grep -q '"decided_by":"the cap"' || fail "at_cap reject: $line"
@@ -192,8 +196,7 @@ grep -q '"accepted":false' "$dir/reject/models/gen-0001.json" || fail "at_cap re
 grep -q 'at the cap, undecided: rejected)' "$dir/reject/models/gen-0001.json" ||
   fail "at_cap reject's reason: $(cat "$dir/reject/models/gen-0001.json")"
 # rule always: the newest is taken whatever the match says.
-"$bin" pipeline --dir "$dir/always" --generations 1 --network.channels 8 --network.blocks 1 \
-  --selfplay.games 16 --selfplay.playout builtin:nodes=40 --train.steps 0 --gating.games 8 \
+"$bin" pipeline --dir "$dir/always" --generations 1 "${untrained[@]}" --gating.games 8 \
   --gating.rule always >/dev/null 2>"$dir/err" || fail "pipeline: $(tail -5 "$dir/err")"
 grep -q '"accepted":true' "$dir/always/models/gen-0001.json" || fail "rule always rejected"
 grep -q '"best":"gen-0001"' "$dir/always/models/gen-0001.json" || fail "rule always kept gen-0000"
@@ -201,8 +204,8 @@ expect_error "has no strength measured vs uniform" "$bin" compare "$dir/always"
 # The move-41 evaluation from a USI engine (Debian's Fairy-Stockfish), its scale and bias fitted
 # to the generation's results and published for the next generation's self-play.
 if command -v /usr/games/fairy-stockfish >/dev/null || command -v fairy-stockfish >/dev/null; then
-  "$bin" pipeline --dir "$dir/fit" --generations 1 --network.channels 8 --network.blocks 1 \
-    --selfplay.games 160 --selfplay.playout builtin:nodes=40 --selfplay.eval-nodes 300 \
+  "$bin" pipeline --dir "$dir/fit" --generations 1 "${tiny[@]}" \
+    --selfplay.games 160 --selfplay.eval-nodes 300 \
     --selfplay.eval-engine fairy-stockfish --selfplay.eval-fit true --train.steps 2 \
     >/dev/null 2>"$dir/err" ||
     fail "pipeline: $(tail -5 "$dir/err")"
@@ -217,8 +220,8 @@ pub = json.load(open(sys.argv[1] + "/models/gen-0001.json"))
 assert pub["eval_calibration"] == fit, (pub, fit)
 PY
   # Without eval_fit the fit is recorded but not published: the next generation keeps the scale.
-  "$bin" pipeline --dir "$dir/nofit" --generations 1 --network.channels 8 --network.blocks 1 \
-    --selfplay.games 160 --selfplay.playout builtin:nodes=40 --selfplay.eval-nodes 100 \
+  "$bin" pipeline --dir "$dir/nofit" --generations 1 "${tiny[@]}" \
+    --selfplay.games 160 --selfplay.eval-nodes 100 \
     --train.steps 2 >/dev/null 2>"$dir/err" || fail "pipeline: $(tail -5 "$dir/err")"
   grep -q '"eval_calibration"' "$dir/nofit/generations.jsonl" || fail "no fit recorded"
   if grep -q '"eval_calibration"' "$dir/nofit/models/gen-0001.json"; then
