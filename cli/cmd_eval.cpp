@@ -1,6 +1,7 @@
 // Evaluation subcommands: eval table (measure the king-pair table), eval merge (combine shards),
 // place and choose (the Balance AI's decisions from a table).
 #include <cstdio>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/option_flags.h"
@@ -37,7 +38,7 @@ void add_eval_commands(CLI::App& app, Runner& run) {
       "merge", "Combine the shard directories of eval table --shard into one table");
   merge->add_option("--out", m->out, "Output directory")->required();
   merge->add_option("shards", m->shards, "Shard directories")->required();
-  merge->add_option("--band", m->band, "Pairs closest to even")->check(CLI::Range(1, KING_PAIRS));
+  merge->add_option("--band", m->band, "Pairs closest to even")->check(integer_in(1, KING_PAIRS));
   merge->add_option("--compare", m->compare, "An earlier table to compare against");
   merge->callback(
       [&run, m] { run = [m] { return run_merge(m->out, m->shards, m->band, m->compare); }; });
@@ -49,9 +50,11 @@ void add_eval_commands(CLI::App& app, Runner& run) {
       app.add_subcommand("place", "The Balance AI's kings: a pair drawn from the band of a table");
   place->add_option("--table", *table_path, "king_pair_table/1 JSON")->required();
   place->add_option("--band", *band, "Draw among this many pairs closest to even")
-      ->check(CLI::Range(1, KING_PAIRS))
+      ->check(integer_in(1, KING_PAIRS))
       ->capture_default_str();
-  place->add_option("--seed", *seed, "Seed of the draw")->capture_default_str();
+  place->add_option("--seed", *seed, "Seed of the draw")
+      ->check(seed_value())
+      ->capture_default_str();
   place->callback([&run, table_path, band, seed] {
     run = [table_path, band, seed] {
       KingPairTable t = KingPairTable::load(*table_path);
@@ -71,8 +74,12 @@ void add_eval_commands(CLI::App& app, Runner& run) {
     run = [choose_table, moves] {
       KingPairTable t = KingPairTable::load(*choose_table);
       Position pos = Position::start(RuleSet::Balance);
+      std::istringstream tokens(*moves);
+      int count = 0;
+      for (std::string token; tokens >> token;) ++count;
       play_record(pos, *moves);
-      if (pos.ply() != 2) throw RulesError("--moves must be exactly the two king drops");
+      if (pos.ply() != 2 || count != 2)
+        throw RulesError("--moves must be exactly the two king drops, e.g. \"K*5i K*5a\"");
       const KingPairEntry* e = t.find(pos.king_square(BLACK), pos.king_square(WHITE));
       if (!e) throw RulesError("the table has no value for this pair");
       std::printf("%s\n", e->v > 0.5 ? "choose:sente" : "choose:gote");

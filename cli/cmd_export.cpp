@@ -1,5 +1,6 @@
 // fusekilab export: a trained network in another file format (TorchScript, ONNX).
 #include <cstdio>
+#include <filesystem>
 #include <stdexcept>
 
 #include "cli/commands.h"
@@ -34,6 +35,11 @@ void add_export_command(CLI::App& app, Runner& run) {
       if (a->torchscript.empty() && a->onnx.empty())
         throw std::runtime_error("export: give --torchscript FILE and/or --onnx FILE");
       if (a->value && a->onnx.empty()) throw std::runtime_error("export: --value needs --onnx");
+      if (!a->torchscript.empty() && !a->onnx.empty() &&
+          std::filesystem::weakly_canonical(std::filesystem::absolute(a->torchscript)) ==
+              std::filesystem::weakly_canonical(std::filesystem::absolute(a->onnx)))
+        throw std::runtime_error("export: --torchscript and --onnx name the same file, '" +
+                                 a->onnx + "': the second would replace the first");
       net::Checkpoint c = net::load_checkpoint(a->network);
       c.net->eval();
       const std::string what = net::architecture_record(c.config) + ", " + net::describe(c.config);

@@ -48,7 +48,7 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
       ->required();
   match->add_option("--b", m->b, "Checkpoint or .onnx network B, or 'uniform'")->required();
   match->add_option("--games", m->games, "Games per colour (at most; stops once decided)")
-      ->check(CLI::Range(1, 10000000))
+      ->check(integer_in(1, 10000000))
       ->capture_default_str();
   match->add_option("--config", m->config, "TOML run config for rules, kings, play-out, scoring");
   match->add_option("--set", m->set, "Override a setting: section.key=value (repeatable)");
@@ -73,7 +73,7 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
   p->add_option("--set", a->set, "Override a setting: section.key=value (repeatable)");
   p->add_option("--dir", a->dir, "Run directory (run.dir)");
   p->add_option("--generations", a->generations, "Generations to reach (run.generations)")
-      ->check(CLI::Range(0, 100000));
+      ->check(integer_in(0, 100000));
   p->add_option("--init-from", a->init_from,
                 "Start from this checkpoint or .onnx network (network.init_from)");
   p->add_option("--device", a->device,
@@ -105,7 +105,7 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
   cmp->add_option("--start-minute", ca->starts,
                   "Where each run's clock starts in the chart (in order; default 0 each): a run "
                   "started from another run's network at that minute (network.init_from)")
-      ->check(CLI::Range(0.0, 1e7));
+      ->check(number_in(0.0, 1e7));
   cmp->add_option("--reference", ca->reference,
                   "The reference measured against ([strength] references)")
       ->capture_default_str();
@@ -156,21 +156,20 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
                  "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT)");
   sp->add_option("--generation", wa->generation,
                  "Generation to play (default: the newest published network)")
-      ->check(CLI::Range(0, 100000));
+      ->check(integer_in(0, 100000));
   sp->add_flag("--follow", wa->follow,
                "Go on with each newer network the trainer publishes, until run.generations");
   sp->add_option("--poll", wa->poll, "Seconds between looks for a new network (--follow)")
-      ->check(CLI::Range(0.05, 3600.0))
+      ->check(number_in(0.05, 3600.0))
       ->capture_default_str();
   sp->add_option("--timeout", wa->timeout,
                  "Give up (exit 3) when, waiting for a network, this many seconds pass without "
                  "any sign of the trainer (a new network, a metrics line); 0: never")
-      ->check(CLI::Range(0.0, 1e9))
+      ->check(number_in(0.0, 1e9))
       ->capture_default_str();
   sp->add_option("--device", wa->device, "cpu, cuda or cuda:N for inference (run.device)");
   sp->add_option("--set", wa->set,
-                 "Resource setting: run.device, selfplay.playout_threads, "
-                 "selfplay.inference_threads (repeatable)");
+                 "A resource setting, key=value (repeatable): " + resource_settings());
   sp->callback([&run, wa] {
     run = [wa] {
       std::vector<std::string> overrides = wa->set;
@@ -195,21 +194,22 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
   tr->add_option("--dir", ta->dir, "Run directory (made by init)")->required();
   tr->add_option("--generations", ta->generations,
                  "Train until this generation is published (default: run.generations)")
-      ->check(CLI::Range(0, 100000));
+      ->check(integer_in(0, 100000));
   tr->add_option("--poll", ta->poll, "Seconds between looks for new shards")
-      ->check(CLI::Range(0.05, 3600.0))
+      ->check(number_in(0.05, 3600.0))
       ->capture_default_str();
   tr->add_option("--timeout", ta->timeout,
                  "Give up (exit 3) when, waiting for a generation's self-play, this many seconds "
                  "pass without a game finishing; 0: never")
-      ->check(CLI::Range(0.0, 1e9))
+      ->check(number_in(0.0, 1e9))
       ->capture_default_str();
   tr->add_flag("--no-wait", ta->no_wait,
                "Do not wait for self-play: when a generation's games are not all in shards, name "
                "each worker whose share is missing and exit 4 (for a trainer job that starts "
                "once the self-play array has ended, --dependency=afterany)");
   tr->add_option("--device", ta->device, "cpu, cuda or cuda:N for training (run.device)");
-  tr->add_option("--set", ta->set, "Resource setting: run.device, train.threads (repeatable)");
+  tr->add_option("--set", ta->set,
+                 "A resource setting, key=value (repeatable): " + resource_settings());
   tr->callback([&run, ta] {
     run = [ta] {
       std::vector<std::string> overrides = ta->set;

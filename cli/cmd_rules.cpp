@@ -1,10 +1,12 @@
 // Rules subcommands: perft, legal.
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/option_flags.h"
 #include "rules/movegen.h"
 #include "rules/notation.h"
 #include "rules/perft.h"
@@ -51,7 +53,7 @@ void add_rules_commands(CLI::App& app, Runner& run) {
   add_position_options(perft_cmd, *pa);
   perft_cmd->add_option("--depth", *depth, "Depth in plies (0 counts 1)")
       ->required()
-      ->check(CLI::Range(0, 64));
+      ->check(integer_in(0, 64));
   perft_cmd->add_flag("--divide", *divide, "Print the count below each root move");
   perft_cmd
       ->add_option("--positions", *positions,
@@ -63,6 +65,8 @@ void add_rules_commands(CLI::App& app, Runner& run) {
   perft_cmd->callback([&run, pa, depth, divide, positions] {
     run = [pa, depth, divide, positions] {
       if (!positions->empty()) {
+        if (std::filesystem::is_directory(*positions))
+          throw RulesError(*positions + ": a directory, not a file of positions");
         std::ifstream in(*positions);
         if (!in) throw RulesError(*positions + ": cannot open");
         RuleSet r = rules_or_throw(pa->rules);
@@ -84,6 +88,7 @@ void add_rules_commands(CLI::App& app, Runner& run) {
           }();
           std::cout << perft(pos, *depth) << "\n";
         }
+        if (in.bad()) throw RulesError(*positions + ": cannot read");
         std::cout.flush();
         return 0;
       }

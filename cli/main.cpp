@@ -1,5 +1,9 @@
 // fusekilab: one program, one subcommand per job.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -44,7 +48,17 @@ int main(int argc, char** argv) {
   }
   fuseki::install_stop_handlers();
   try {
-    return run();
+    int rc = run();
+    // What a command printed must have reached its destination (a full disk, a closed pipe):
+    // `fusekilab config > my.toml` may not report success with a truncated file.
+    std::cout.flush();
+    errno = 0;
+    if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
+      std::cerr << "fusekilab: cannot write standard output"
+                << (errno ? std::string(": ") + std::strerror(errno) : std::string()) << "\n";
+      return rc == 0 ? 1 : rc;
+    }
+    return rc;
   } catch (const fuseki::Interrupted& e) {
     // Everything finished is saved (journals, shards, checkpoints); the same command resumes.
     std::cerr << "fusekilab: " << e.what() << "; what was finished is saved, the same command "
@@ -53,6 +67,10 @@ int main(int argc, char** argv) {
   } catch (const std::runtime_error& e) {
     // Bad input of any command (rules, settings, files, another run's directory, an engine that
     // cannot play): one line naming it, exit 2.
+    std::cerr << "fusekilab: " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    // A value that does not parse, found late (an engine spec inside a setting): bad input too.
     std::cerr << "fusekilab: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

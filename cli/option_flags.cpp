@@ -1,6 +1,62 @@
 #include "cli/option_flags.h"
 
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <sstream>
+
 namespace fuseki::cli {
+namespace {
+
+std::string shown(double x) {
+  std::ostringstream o;
+  o << x;
+  return o.str();
+}
+
+}  // namespace
+
+CLI::Validator integer_in(long long lo, long long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& v) -> std::string {
+        long long x = 0;
+        auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+        if (v.empty() || ec != std::errc() || end != v.data() + v.size())
+          return "'" + v + "' is not an integer";
+        if (x < lo || x > hi)
+          return "'" + v + "' is not in " + std::to_string(lo) + " .. " + std::to_string(hi);
+        return {};
+      },
+      "[" + std::to_string(lo) + " .. " + std::to_string(hi) + "]");
+}
+
+CLI::Validator number_in(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& v) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        double x = v.empty() ? 0 : std::strtod(v.c_str(), &end);
+        if (v.empty() || errno != 0 || end != v.c_str() + v.size() || !std::isfinite(x))
+          return "'" + v + "' is not a number";
+        if (x < lo || x > hi) return "'" + v + "' is not in " + shown(lo) + " .. " + shown(hi);
+        return {};
+      },
+      "[" + shown(lo) + " .. " + shown(hi) + "]");
+}
+
+CLI::Validator seed_value() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        uint64_t x = 0;
+        auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+        if (v.empty() || ec != std::errc() || end != v.data() + v.size() || x > uint64_t(INT64_MAX))
+          return "'" + v + "' is not an integer in 0 .. 2^63-1";
+        return {};
+      },
+      "[0 .. 2^63-1]");
+}
 
 void OptionFlags::add_sections(CLI::App* app, std::vector<OptionSection> sections,
                                const std::set<std::string>& skip) {

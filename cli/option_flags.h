@@ -15,6 +15,13 @@
 
 namespace fuseki::cli {
 
+// Checks of a plain flag's value, named as the declared options' are: "'abc' is not an
+// integer", "'70' is not in 0 .. 64" (CLI11's Range calls both "not in range").
+CLI::Validator integer_in(long long lo, long long hi);
+CLI::Validator number_in(double lo, double hi);
+// A seed: an integer in 0 .. 2^63-1, as the declared options' seeds.
+CLI::Validator seed_value();
+
 class OptionFlags {
  public:
   // Adds the flags of `sections`, which declare the options of `scratch` (a throwaway copy that

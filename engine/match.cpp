@@ -128,6 +128,14 @@ long long parse_number(const std::string& spec, const std::string& key, const st
 
 }  // namespace
 
+void check_engine_spec(const std::string& spec) {
+  try {
+    make_player(spec, default_engines());
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
+}
+
 std::unique_ptr<Player> make_player(const std::string& spec, const EngineRegistry& engines,
                                     RuleSet rules) {
   std::vector<std::string> parts = split_colon(spec);

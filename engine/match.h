@@ -46,4 +46,8 @@ EngineRegistry default_engines();
 std::unique_ptr<Player> make_player(const std::string& spec, const EngineRegistry& engines,
                                     RuleSet rules = RuleSet::Shogi);
 
+// The spec parses as make_player's (no engine is started): for settings checked when they are
+// read, before any file is written. Throws std::runtime_error naming the bad part.
+void check_engine_spec(const std::string& spec);
+
 }  // namespace fuseki

@@ -179,7 +179,15 @@ void run_play(const PlayOptions& a, std::ostream& out, bool quiet) {
     ++played;
     if (!quiet && a.games > 1) progress.report(uint64_t(played), "", played == a.games);
   };
-  play_numbered_games(spec);
+  try {
+    play_numbered_games(spec);
+  } catch (const Interrupted&) {
+    // No finished game is lost to a stop: those after a game still in play are printed too,
+    // out of order (each line names its game).
+    for (const auto& [index, text] : finished) out << text << "\n";
+    out << std::flush;
+    throw;
+  }
   if (!quiet && a.games > 1)
     std::cerr << "play: sente " << tally["sente"] << ", gote " << tally["gote"] << ", draw "
               << tally["draw"] << ", void " << tally["void"] << "\n";
@@ -241,12 +249,12 @@ std::vector<OptionSection> demo_sections(DemoOptions& o) {
 }
 
 void run_demo(const DemoOptions& a, std::ostream& out) {
+  check_player_spec(a.engine, a.rules);  // a bad spec fails before anything is printed
   Position start = Position::start(a.rules);
   for (int d = 1; d <= 3; ++d) {
     Position copy = start;
     out << "perft " << d << ": " << perft(copy, d) << "\n";
   }
-  check_player_spec(a.engine, a.rules);
   EngineRegistry engines = default_engines();
   auto sente = make_player(a.engine, engines, a.rules);
   auto gote = make_player(a.engine, engines, a.rules);

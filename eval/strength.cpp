@@ -28,9 +28,11 @@ std::vector<OptionSection> strength_sections(StrengthSettings& s) {
                    "each new network when games > 0).");
   out.back()
       .integer("games", s.games, 0, 100000000,
-               "Games per reference, half with each colour (a run: 0 = not measured)")
+               "Games per reference, half with each colour: an even number, at least 2 (in a "
+               "run, 0: not measured)")
       .text("referee", s.referee,
-            "Play-out engine from move 41, separate from self-play's (see play --sente)")
+            "Play-out engine from move 41, separate from self-play's (see play --sente)",
+            check_engine_spec)
       .text("references", s.references,
             "Comma-separated reference placers: uniform, or checkpoint files")
       .number("temperature", s.temperature, 0.0, 100.0, "Placement temperature of the network")
@@ -55,11 +57,15 @@ std::vector<OptionSection> strength_sections(StrengthSettings& s) {
       .text("judge", s.judge,
             "Engine spec with its budget (e.g. fairy-stockfish:nodes=100000) that also evaluates "
             "each game's move-41 position: the share of positions the network is ahead in, and "
-            "the referee's score by band; empty: none")
+            "the referee's score by band; empty: none",
+            [](const std::string& v) {
+              if (!v.empty()) check_engine_spec(v);
+            })
       .integer("batch", s.batch, 1, 65536, "Games placed together")
       .integer("max_moves", s.max_moves, 1, 100000, "Moves of ordinary play before a draw")
       .integer("every", s.every, 1, 1000000,
-               "A run: measure every Nth generation's network, and every one the gate accepts");
+               "In a run: measure every Nth generation's network, and every one the gate "
+               "accepts (eval strength measures the one it is given)");
   return out;
 }
 
@@ -186,7 +192,9 @@ nlohmann::json judge_games(std::vector<std::unique_ptr<Player>>& judges,
 
 nlohmann::json measure_strength(const std::string& network, const StrengthSettings& settings,
                                 const StrengthSetup& setup, const StrengthGameSink& on_game) {
-  if (settings.games < 2) throw std::runtime_error("strength.games: at least 2 (a pair)");
+  if (settings.games < 2 || settings.games % 2)
+    throw std::runtime_error("strength.games: " + std::to_string(settings.games) +
+                             ": an even number, at least 2 (half with each colour)");
   if (settings.lookahead_k > 0 && settings.search_k > 0)
     throw std::runtime_error(
         "strength.search_k and strength.lookahead_k: the network places by one search at a "
@@ -331,8 +339,8 @@ std::vector<OptionSection> strength_command_sections(StrengthCommand& c) {
   s.back()
       .path("network", c.network, "The placement network checkpoint to measure (required)")
       .custom(
-          "rules", "Rule set", rule_set_names(),
-          [&c](const std::string& v) { c.rules = rule_set_or_throw(v); },
+          "rules", "Rule set (with a placement phase)", placement_rule_set_names(),
+          [&c](const std::string& v) { c.rules = placement_rule_set_or_throw(v); },
           [&c] { return std::string(rule_info(c.rules).name); })
       .seed("seed", c.seed, "Seed of the games (the same for every reference)")
       .path("king_table", c.king_table,

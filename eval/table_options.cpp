@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "engine/match.h"
 #include "eval/king_pairs.h"
 
 namespace fuseki {
@@ -24,7 +25,8 @@ std::vector<OptionSection> table_run_sections(TableRunOptions& o) {
             o.rules = r;
           },
           [&o] { return std::string(rule_info(o.rules).name); })
-      .text("playout", o.playout, "Play-out engine from move 41 (see play --sente)")
+      .text("playout", o.playout, "Play-out engine from move 41 (see play --sente)",
+            check_engine_spec)
       .seed("seed", o.seed, "Run seed; game j of a pair has a seed derived from it")
       .integer("first_pass", o.first_pass, 0, 1000000,
                "Games per pair in the first pass (score games; eval and both play one per pair "

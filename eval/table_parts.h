@@ -33,7 +33,8 @@ std::string model_name(const std::string& network);
 // The table of what `builder` holds.
 TableReport table_report(const TableBuilder& builder, const TableRunOptions& a,
                          const std::map<std::string, std::string>& settings);
-// table.json, table.csv, report.html and games.h5 in `out`, each written atomically.
+// table.json, table.csv, report.html and games.h5 in `out`, each written atomically (`compare`,
+// an earlier table for the report, read before any of them).
 void write_outputs(const std::filesystem::path& out, const TableReport& report,
                    const std::vector<PairResult>& results, const std::string& compare);
 // A result's journal line (read back by read_table_journal).

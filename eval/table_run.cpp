@@ -97,10 +97,10 @@ std::string model_name(const std::string& network) {
 
 void write_outputs(const fs::path& out, const TableReport& report,
                    const std::vector<PairResult>& results, const std::string& compare) {
+  std::unique_ptr<KingPairTable> earlier;  // read first: a bad one leaves no table behind
+  if (!compare.empty()) earlier = std::make_unique<KingPairTable>(KingPairTable::load(compare));
   write_file_atomically((out / "table.json").string(), table_json(report));
   write_file_atomically((out / "table.csv").string(), table_csv(report));
-  std::unique_ptr<KingPairTable> earlier;
-  if (!compare.empty()) earlier = std::make_unique<KingPairTable>(KingPairTable::load(compare));
   write_file_atomically((out / "report.html").string(), table_html(report, earlier.get()));
   Shard games;  // every game's result and seed
   games.attributes = report.settings;
@@ -235,7 +235,9 @@ int run_table(const TableRunOptions& a) {
     throw std::runtime_error(
         "--rules must be balance or balance-v1 (the table is of Balance Shogi)");
   // Everything is checked before anything is written: a bad network or slice leaves no
-  // settings.json behind to refuse the corrected command.
+  // settings.json behind to refuse the corrected command; a bad --compare is found before the
+  // games, not after them.
+  if (!a.compare.empty()) KingPairTable::load(a.compare);
   if (a.plan > 0 || a.round >= 0) return run_table_rounds(a);
   Slice slice;
   if (!a.shard.empty()) slice = parse_slice(a.shard, "--shard");
@@ -439,6 +441,7 @@ int run_table(const TableRunOptions& a) {
 
 int run_merge(const std::string& out_dir, const std::vector<std::string>& shards, int band,
               const std::string& compare) {
+  if (!compare.empty()) KingPairTable::load(compare);  // before the shards are read
   std::vector<PairTally> tallies(KING_PAIRS);
   std::vector<PairResult> all;
   json common;

@@ -24,18 +24,12 @@ std::string parent_dir(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-// A temporary name of this process and call: writers of one file in several processes or threads
-// (workers starting at once) never share one.
-std::string temporary_name(const std::string& path) {
-  static std::atomic<uint64_t> calls{0};
-  return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(calls++);
-}
-
 // Writes `bytes` to a new temporary file beside `path` and syncs it; returns its name.
 std::string write_temporary(const std::string& path, const std::string& bytes) {
   const std::string tmp = temporary_name(path);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) fail(tmp, "cannot create", errno);
+  // Errors name the file asked for (its temporary beside it is an implementation detail).
+  if (fd < 0) fail(path, "cannot create it (as " + tmp + ")", errno);
   const char* p = bytes.data();
   size_t left = bytes.size();
   while (left > 0) {
@@ -45,7 +39,7 @@ std::string write_temporary(const std::string& path, const std::string& bytes) {
       int err = errno;
       ::close(fd);
       ::unlink(tmp.c_str());
-      fail(tmp, "cannot write", err);
+      fail(path, "cannot write it (as " + tmp + ")", err);
     }
     p += n;
     left -= size_t(n);
@@ -53,7 +47,7 @@ std::string write_temporary(const std::string& path, const std::string& bytes) {
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
-    fail(tmp, "cannot sync", err);
+    fail(path, "cannot sync it (as " + tmp + ")", err);
   }
   return tmp;
 }
@@ -68,6 +62,11 @@ void sync_directory_of(const std::string& path) {
 }
 
 }  // namespace
+
+std::string temporary_name(const std::string& path) {
+  static std::atomic<uint64_t> calls{0};
+  return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(calls++);
+}
 
 namespace {
 

@@ -16,6 +16,10 @@ void write_file_atomically(const std::string& path, const std::string& bytes,
 // created it, false when it was already there. Of several processes racing, exactly one wins.
 bool create_file_atomically(const std::string& path, const std::string& bytes);
 
+// A temporary name beside `path` of this process and call (`path`.tmp.PID.N): writers of one
+// file in several processes or threads never share one.
+std::string temporary_name(const std::string& path);
+
 // Commits a file another writer (HDF5) has finished at `tmp`: syncs it, renames it over `path`
 // and syncs the directory, as write_file_atomically does. Throws std::runtime_error (removing
 // `tmp`) on failure.

@@ -57,4 +57,25 @@ void LineJournal::clear() {
     throw std::runtime_error("'" + path_ + "': cannot truncate: " + std::strerror(errno));
 }
 
+void append_log_line(const std::string& path, const std::string& line) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("'" + path + "': cannot open: " + std::strerror(errno));
+  std::string text = line + '\n';
+  char last = '\n';
+  off_t end = ::lseek(fd, 0, SEEK_END);
+  if (end > 0 && ::pread(fd, &last, 1, end - 1) == 1 && last != '\n') text.insert(0, 1, '\n');
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      ::close(fd);
+      throw std::runtime_error("'" + path + "': cannot append: " + std::strerror(err));
+    }
+    done += size_t(n);
+  }
+  ::close(fd);
+}
+
 }  // namespace fuseki

@@ -38,4 +38,10 @@ class LineJournal {
   int fd_ = -1;
 };
 
+// Appends `line` and its newline to the log `path` (made when missing) with one write(2): for
+// logs read line by line whose readers skip a line that does not parse (a run's metrics and
+// generations). A last line torn by a kill (no newline) is ended first, so the new line is not
+// joined to the fragment and lost with it.
+void append_log_line(const std::string& path, const std::string& line);
+
 }  // namespace fuseki

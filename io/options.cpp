@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "io/atomic_file.h"
+
 namespace fuseki {
 namespace {
 
@@ -254,7 +256,7 @@ void read_toml(const std::string& file, const std::vector<OptionSection*>& secti
   const std::vector<std::string>& other_sections = config_section_names();
   toml::table root;
   try {
-    root = toml::parse_file(file);
+    root = toml::parse(read_file(file), file);  // read_file: one error for a directory too
   } catch (const toml::parse_error& e) {
     std::ostringstream o;
     o << file << ":" << e.source().begin.line << ": " << e.description();
@@ -266,6 +268,8 @@ void read_toml(const std::string& file, const std::vector<OptionSection*>& secti
   fs::path base = fs::absolute(fs::path(file)).parent_path();
   for (auto& [section_key, section_node] : root) {
     std::string name(section_key.str());
+    if (!section_node.is_table())
+      fail(file, "'" + name + "' is a key outside any section: put it under its [section]");
     OptionSection* section = find_section(sections, name);
     if (!section) {
       if (std::find(other_sections.begin(), other_sections.end(), name) != other_sections.end())

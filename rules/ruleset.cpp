@@ -45,4 +45,26 @@ std::string rule_set_names() {
   return out;
 }
 
+std::string placement_rule_set_names() {
+  std::string out;
+  for (const RuleInfo& r : kRules) {
+    if (!r.placement) continue;
+    if (!out.empty()) out += ", ";
+    out += r.name;
+  }
+  return out;
+}
+
+RuleSet placement_rule_set_or_throw(std::string_view name) {
+  RuleSet r = rule_set_or_throw(name);
+  if (!rule_info(r).placement) {
+    std::string message = "'";
+    message += name;
+    message += "' has no placement phase for a placement network to play (placement rule sets: " +
+               placement_rule_set_names() + ")";
+    throw std::runtime_error(message);
+  }
+  return r;
+}
+
 }  // namespace fuseki

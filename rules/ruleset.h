@@ -30,5 +30,9 @@ std::optional<RuleSet> parse_rule_set(std::string_view name);
 std::string rule_set_names();  // "shogi, fuseki, balance-v1, balance", for error messages
 // parse_rule_set, or std::runtime_error "unknown rule set 'x' (known: ...)".
 RuleSet rule_set_or_throw(std::string_view name);
+// The rule sets with a placement phase ("fuseki, balance-v1, balance"), and rule_set_or_throw
+// for what a placement network plays: a rule set without one is refused by name.
+std::string placement_rule_set_names();
+RuleSet placement_rule_set_or_throw(std::string_view name);
 
 }  // namespace fuseki

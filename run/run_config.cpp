@@ -3,6 +3,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/match.h"
 #include "eval/king_pairs.h"
 #include "eval/stats.h"
 #include "io/options.h"
@@ -29,8 +30,8 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
             "directory like every output")
       .seed("seed", c.seed, "Run seed: with it every game on CPU is reproducible")
       .custom(
-          "rules", "Rule set", rule_set_names(),
-          [&c](const std::string& v) { c.rules = rule_set_or_throw(v); },
+          "rules", "Rule set (with a placement phase)", placement_rule_set_names(),
+          [&c](const std::string& v) { c.rules = placement_rule_set_or_throw(v); },
           [&c] { return std::string(rule_info(c.rules).name); })
       .integer("generations", c.generations, 0, 100000, "Generations to reach")
       .number("minutes", c.minutes, 0.0, 1e7,
@@ -107,7 +108,8 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
       .path("king_table", c.king_table, "king_pair_table/1 JSON for kings = \"table\"")
       .integer("king_band", c.king_band, 1, KING_PAIRS,
                "Kings drawn among this many pairs closest to even")
-      .text("playout", c.playout, "Play-out engine from move 41 (see play --sente)")
+      .text("playout", c.playout, "Play-out engine from move 41 (see play --sente)",
+            check_engine_spec)
       .integer("playout_threads", c.playout_threads, 1, 1024, "Play-out threads")
       .integer("max_moves", c.max_moves, 1, 100000, "Moves of ordinary play before a draw")
       .integer("shard_games", c.shard_games, 1, 1000000, "Games per HDF5 shard")
@@ -123,6 +125,7 @@ std::vector<OptionSection> run_config_sections(RunConfig& c) {
                   v.find("depth=") != std::string::npos || v.find("movetime=") != std::string::npos)
                 throw std::runtime_error("'" + v +
                                          "': an engine spec without a budget (eval_nodes is it)");
+              check_engine_spec(v);
             })
       .number("eval_scale", c.eval_scale, 1.0, 100000.0,
               "Centipawns to win probability, 1 / (1 + exp(-(bias + cp / scale))), until fitted")
@@ -212,6 +215,9 @@ void check_run_config(const RunConfig& c) {
              std::to_string(Sprt::kMinGames / 2) +
              " the SPRT (gating.rule = \"sprt\") plays before it decides: every candidate would "
              "be rejected; play more, or set gating.rule = \"interval\" or \"always\"");
+  if (c.strength.games % 2)
+    fail("strength.games", std::to_string(c.strength.games) +
+                               ": an even number (half with each colour), or 0 for none");
   if (c.strength.games > 0) strength_references(c.strength.references);  // throws naming one
   if (c.reward != "eval" && !c.play_out)
     fail("train.reward", "'" + c.reward + "' needs game results: selfplay.play_out = true");

@@ -20,12 +20,14 @@
 #include "eval/strength.h"
 #include "io/atomic_file.h"
 #include "io/clock.h"
+#include "io/journal.h"
 #include "io/settings.h"
 #include "io/stop.h"
 #include "net/checkpoint.h"
 #include "net/evaluator.h"
 #include "selfplay/generator.h"
 #include "selfplay/journal.h"
+#include "selfplay/king_table.h"
 #include "selfplay/network_placer.h"
 #include "train/trainer.h"
 
@@ -42,9 +44,7 @@ std::string gen_name(int g) {
 
 void append_line(const fs::path& p, const std::string& line) {
   fs::create_directories(p.parent_path());
-  std::ofstream out(p, std::ios::app);
-  out << line << "\n";
-  if (!out) throw std::runtime_error(p.string() + ": cannot append");
+  append_log_line(p.string(), line);  // a line torn by a kill is not joined to the next
 }
 
 namespace {
@@ -173,7 +173,9 @@ SelfPlayOptions selfplay_options(const RunConfig& c, int generation, const KingP
 
 void init_run(const RunConfig& c) {
   RunPaths paths{c.dir};
-  // The first network before anything is written: a bad network.init_from leaves no run behind.
+  // The first network and the king table before anything is written: a bad network.init_from
+  // or selfplay.king_table leaves no run behind to refuse the corrected command.
+  if (c.kings == "table") KingPairTable::load(c.king_table);  // throws naming the file
   std::unique_ptr<Trainer> first;
   if (!fs::exists(paths.checkpoint(0)))
     first = std::make_unique<Trainer>(net_config(c), train_options(c), c.seed, c.init_from);
@@ -196,6 +198,12 @@ void init_run(const RunConfig& c) {
     publish(paths, 0, {gen_name(0), true, "the first network", std::nullopt});
 }
 
+std::string resource_settings() {
+  std::string out;
+  for (const std::string& key : kResourceKeys) out += (out.empty() ? "" : ", ") + key;
+  return out;
+}
+
 RunConfig load_run(const std::string& dir, const std::vector<std::string>& overrides) {
   RunPaths paths{dir};
   if (!fs::exists(paths.config()))
@@ -204,9 +212,7 @@ RunConfig load_run(const std::string& dir, const std::vector<std::string>& overr
     std::string key = o.substr(0, o.find('='));
     if (!kResourceKeys.count(key))
       throw std::runtime_error("--set " + o + ": a run's settings are fixed by its config.toml; " +
-                               "only run.device, run.generations and the thread counts " +
-                               "(selfplay.playout_threads, selfplay.inference_threads, " +
-                               "train.threads) may be set here");
+                               "only " + resource_settings() + " may be set here");
   }
   std::vector<std::string> all = overrides;
   all.push_back("run.dir=" + dir);
@@ -316,14 +322,12 @@ void run_selfplay(const RunConfig& c, const RunPaths& paths, int g, const KingPa
   uint64_t total = 0;
   for (int w : worker_ids) total += worker_games(c.games, w, workers);
   std::atomic<uint64_t> done{0}, decisions{0}, passes{0}, positions{0};
+  // Each worker's shards first: the games a resumed generation already has are left out of the
+  // progress's total and rate (its ETA is for the games still to play).
   uint64_t already = 0;
-  std::vector<std::thread> threads;
-  std::vector<std::exception_ptr> errors(worker_ids.size());
-  Progress progress("selfplay " + gen_name(g), total);
-  double started = now_seconds();
-  for (size_t k = 0; k < worker_ids.size(); ++k) {
-    int w = worker_ids[k];
-    uint64_t target = worker_games(c.games, w, workers);
+  std::vector<std::shared_ptr<ShardWriter>> writers;
+  std::vector<uint64_t> starts, targets;
+  for (int w : worker_ids) {
     std::map<std::string, std::string> attrs = {{"rules", rule_info(c.rules).name},
                                                 {"run_seed", std::to_string(c.seed)},
                                                 {"generation", std::to_string(g)},
@@ -332,10 +336,20 @@ void run_selfplay(const RunConfig& c, const RunPaths& paths, int g, const KingPa
                                                 {"workers", std::to_string(workers)},
                                                 {"playout", c.playout},
                                                 {"kings", c.kings}};
-    auto writer = std::make_shared<ShardWriter>(dir.string(), w, c.shard_games, attrs);
-    uint64_t start = std::min(writer->next_index(), target);
-    already += start;
-    done += start;
+    writers.push_back(std::make_shared<ShardWriter>(dir.string(), w, c.shard_games, attrs));
+    targets.push_back(worker_games(c.games, w, workers));
+    starts.push_back(std::min(writers.back()->next_index(), targets.back()));
+    already += starts.back();
+  }
+  done = already;
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> errors(worker_ids.size());
+  Progress progress("selfplay " + gen_name(g), total - already);
+  double started = now_seconds();
+  for (size_t k = 0; k < worker_ids.size(); ++k) {
+    const int w = worker_ids[k];
+    const uint64_t target = targets[k], start = starts[k];
+    std::shared_ptr<ShardWriter> writer = writers[k];
     threads.emplace_back([&, k, w, target, start, writer] {
       try {
         net::EvaluatorOptions eo;
@@ -525,6 +539,7 @@ nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
   StrengthEstimate e = strength_estimate(score);
   const GateVerdict verdict = gate_verdict(sequential, decision, e, c.gating_at_cap == "interval");
   json r = {{"games", score.games()},
+            {"seed", seed},  // the match's games: the same seed, the same games (on CPU)
             {"scored_by", c.gating_score},
             {"score", e.score},
             {"ci95", {e.low, e.high}},

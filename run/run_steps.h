@@ -71,6 +71,9 @@ struct Selection {
 
 void append_line(const std::filesystem::path& p, const std::string& line);
 
+// The settings a step of an existing run may change (--set): resources, not results.
+std::string resource_settings();
+
 // Starts a run in c.dir: writes config.toml and generation 0 (fresh, or network.init_from) and
 // publishes it. Idempotent: a directory already holding this run is left as it is; one holding a
 // run with other settings is refused (run.generations, run.device and thread counts may differ).

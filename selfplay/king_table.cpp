@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,8 @@ std::string KingPairTable::key(Square sente, Square gote) {
 }
 
 KingPairTable KingPairTable::load(const std::string& path) {
+  if (std::filesystem::is_directory(path))
+    throw TableError(path + ": a directory, not a king-pair table");
   std::ifstream in(path);
   if (!in) throw TableError(path + ": cannot open king-pair table");
   nlohmann::json j;

@@ -182,7 +182,7 @@ std::map<std::string, std::string> read_string_attributes(hid_t obj) {
 
 void write_shard(const std::string& path, const Shard& shard) {
   QuietErrors quiet;
-  std::string tmp = path + ".tmp";
+  std::string tmp = temporary_name(path);  // two writers of one path never share it
   {
     Handle file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
     if (file.id < 0) throw ShardError(tmp + ": cannot create file");

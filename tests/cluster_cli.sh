@@ -32,6 +32,7 @@ expect_error "truncated or damaged" "$bin" export --network "$dir/cut.ckpt" --to
 # Input files named in a config file are relative to the file, whatever the working directory.
 mkdir -p "$dir/cfg"
 printf '[selfplay]\nkings = "table"\nking_table = "kings.json"\n' >"$dir/cfg/run.toml"
+cp "$(dirname "$0")/../data/king_pairs_iter2455_games.json" "$dir/cfg/kings.json"  # init reads it
 (cd / && "$bin" init --dir "$dir/cfgrun" --config "$dir/cfg/run.toml" "${sets[@]}" >/dev/null)
 grep -qxF "king_table = \"$dir/cfg/kings.json\"" "$dir/cfgrun/config.toml" ||
   fail "king_table not resolved against its config file: $(grep king_table "$dir/cfgrun/config.toml")"

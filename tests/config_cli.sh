@@ -189,4 +189,54 @@ done
 steps=$(sed -E 's/.*"generation":([0-9]+).*"step":([0-9]+).*/\1 \2/' "$dir/stage/train/metrics.jsonl" |
   awk '{ last[$1] = $2 } END { printf "%s %s %s", last[1], last[2], last[3] }')
 [ "$steps" = "5 3 6" ] || fail "second stage: steps by generation '$steps', not '5 3 6'"
+# Bad input found when it is read, before anything is written (a run directory or table left
+# behind would refuse the corrected command as "a run with other settings"), exit 2, one line.
+one_line_error() {  # one_line_error TEXT COMMAND...
+  expect_error "$@"
+  [ "$(wc -l <"$dir/err")" = 1 ] || fail "not one line: $(cat "$dir/err")"
+}
+ckpt="$dir/run/models/gen-0000.ckpt"
+one_line_error "--selfplay.playout: unknown engine 'nosuch'" \
+  "$bin" match --a "$ckpt" --b uniform --games 1 --selfplay.playout nosuch
+one_line_error "--set selfplay.playout: engine 'builtin:nodes=abc': nodes=abc" \
+  "$bin" pipeline --dir "$dir/bad1" --set selfplay.playout=builtin:nodes=abc
+one_line_error "--set strength.referee: unknown engine 'nosuch'" \
+  "$bin" init --dir "$dir/bad1" --set strength.referee=nosuch
+one_line_error "--judge: unknown engine 'nosuch'" \
+  "$bin" eval strength --network "$ckpt" --judge nosuch
+one_line_error "nonexist.json: cannot open king-pair table" \
+  "$bin" init --dir "$dir/bad1" --set selfplay.kings=table --set selfplay.king_table=nonexist.json
+[ ! -e "$dir/bad1" ] || fail "a refused run left $dir/bad1 behind"
+one_line_error "--playout: engine 'builtin:nodes=abc'" "$bin" eval table --out "$dir/bad2" \
+  --playout builtin:nodes=abc
+one_line_error "nonexist.json: cannot open king-pair table" "$bin" eval table --out "$dir/bad2" \
+  --compare nonexist.json --first-pass 1
+[ ! -e "$dir/bad2" ] || fail "a refused table left $dir/bad2 behind"
+one_line_error "cannot read: Is a directory" "$bin" match --config "$dir" --a uniform --b uniform
+one_line_error "'shogi' has no placement phase" \
+  "$bin" match --a uniform --b uniform --games 1 --run.rules shogi
+one_line_error "'yari' has no placement phase" "$bin" eval strength --network "$ckpt" --rules yari
+one_line_error "strength.games: 3: an even number" "$bin" eval strength --network "$ckpt" --games 3
+one_line_error "strength.games: 5: an even number" "$bin" init --dir "$dir/bad1" --strength.games 5
+one_line_error "name the same file" \
+  "$bin" export --network "$ckpt" --onnx "$dir/x.onnx" --torchscript "$dir/./x.onnx"
+[ ! -e "$dir/x.onnx" ] || fail "export wrote $dir/x.onnx for a refused command"
+printf 'games = 2\n' >"$dir/bad.toml"
+one_line_error "'games' is a key outside any section" "$bin" play --config "$dir/bad.toml"
+one_line_error "--seed: '-1' is not an integer in 0 .. 2^63-1" \
+  "$bin" place --table "$src/data/king_pairs_iter2455_games.json" --seed -1
+one_line_error "a directory, not a king-pair table" "$bin" place --table "$dir"
+one_line_error "--moves must be exactly the two king drops" "$bin" choose \
+  --table "$src/data/king_pairs_iter2455_games.json" --moves "K*5i K*5a choose:sente"
+one_line_error "--poll: 'soon' is not a number" "$bin" selfplay --dir "$dir/run" --poll soon
+# A match's result names its seed (the same seed, the same games).
+"$bin" match --a uniform --b uniform --games 2 --run.seed 7 --selfplay.playout builtin:nodes=20 \
+  2>/dev/null | grep -q '"seed":' || fail "match: no seed in its result"
+# What a command prints must reach its file: a full disk is an error, not a truncated success.
+if [ -w /dev/full ]; then
+  rc=0
+  "$bin" config >/dev/full 2>"$dir/err" || rc=$?
+  [ "$rc" != 0 ] || fail "config > /dev/full exited 0"
+  grep -qF "cannot write standard output" "$dir/err" || fail "/dev/full: $(cat "$dir/err")"
+fi
 echo "config_cli: OK"

@@ -243,6 +243,18 @@ TEST(Options, DefaultsComeFromTheStructAndRoundTripThroughToml) {
   EXPECT_TRUE(back.fast);
 }
 
+TEST(LogLine, ATornLastLineIsEndedBeforeTheNextIsAppended) {
+  TempDir dir;
+  const std::string path = (dir.path / "metrics.jsonl").string();
+  append_log_line(path, "{\"step\":1}");
+  append_log_line(path, "{\"step\":2}");
+  EXPECT_EQ(read_file(path), "{\"step\":1}\n{\"step\":2}\n");
+  write_raw(dir.path / "metrics.jsonl", "{\"step\":1}\n{\"st");  // killed mid-append
+  append_log_line(path, "{\"step\":3}");
+  EXPECT_EQ(read_file(path), "{\"step\":1}\n{\"st\n{\"step\":3}\n");
+  EXPECT_THROW(append_log_line((dir.path / "no" / "such.jsonl").string(), "x"), std::runtime_error);
+}
+
 TEST(Options, BadValuesAndUnknownKeysAreErrorsNamingThem) {
   TempDir dir;
   Toy t;
@@ -263,6 +275,11 @@ TEST(Options, BadValuesAndUnknownKeysAreErrorsNamingThem) {
   EXPECT_NE(file_error("[play]\nspeed = 1\n").find("unknown key play.speed"), std::string::npos);
   EXPECT_NE(file_error("[chess]\nx = 1\n").find("unknown section [chess]"), std::string::npos);
   EXPECT_NE(file_error("[play\n").find("c.toml:1:"), std::string::npos);
+  // A key before any section, and a directory where the file should be: each named.
+  EXPECT_NE(file_error("games = 2\n").find("'games' is a key outside any section"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { read_toml(dir.path.string(), all); }).find("Is a directory"),
+            std::string::npos);
   // Another command's section is skipped by name (its contents are that command's to check).
   EXPECT_EQ(file_error("[eval]\nanything = 1\n[play]\ngames = 3\n"), "no error");
   EXPECT_EQ(t.games, 3);

@@ -103,9 +103,9 @@ cut -d'#' -f1 "$dir/pol.records" | cmp -s - <(cut -d'#' -f1 "$dir/la2.records") 
   fail "eval strength --lookahead-from failed"
 grep -q 'valued at 40 nodes, from ply 36)' "$dir/out" || fail "no from ply: $(head -1 "$dir/out")"
 expect_error "one search at a time" "$bin" eval strength "${LA[@]}" --search-k 4
-# ... refused before anything is loaded (here a referee that does not parse).
-expect_error "one search at a time" "$bin" eval strength --network "$net" --games 8 \
-  --referee builtin:nodes=x --lookahead-k 3 --search-k 4
+# ... refused before anything is loaded (here a network that is not there).
+expect_error "one search at a time" "$bin" eval strength --network "$dir/none.ckpt" --games 8 \
+  --lookahead-k 3 --search-k 4
 expect_error "--lookahead-rollouts: value 0 out of range" "$bin" eval strength --network "$net" \
   --games 2 --lookahead-k 2 --lookahead-rollouts 0
 
@@ -128,9 +128,9 @@ assert [b["to"] for b in bands[:-1]] == [b["from"] for b in bands[1:]] == [-600,
 assert bands[0]["from"] is None and bands[-1]["to"] is None, j
 assert all(0 <= b["score"] <= 1 for b in bands) and 0 <= j["ahead_1500"] <= j["ahead_600"] <= 1, j
 PY
-expect_error "strength.judge" "$bin" eval strength --network "$net" --judge "builtin:nodes=x" --games 2
+expect_error "--judge: engine 'builtin:nodes=x'" "$bin" eval strength --network "$net" --judge "builtin:nodes=x" --games 2
 expect_error "unknown reference 'gen-7'" "$bin" eval strength --network "$net" --references gen-7 --games 2
-expect_error "strength.referee" "$bin" eval strength --network "$net" --referee "builtin:nodes=x" --games 2
+expect_error "--referee: engine 'builtin:nodes=x'" "$bin" eval strength --network "$net" --referee "builtin:nodes=x" --games 2
 head -c 100 "$net" >"$dir/cut.ckpt"
 expect_error "truncated or damaged" "$bin" eval strength --network "$dir/cut.ckpt" --games 2
 expect_error "--records: folder '$dir/no' does not exist" "$bin" eval strength --network "$net" \
