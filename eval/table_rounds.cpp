@@ -21,6 +21,7 @@
 #include "io/atomic_file.h"
 #include "io/file_lock.h"
 #include "io/journal.h"
+#include "io/progress.h"
 #include "io/settings.h"
 #include "io/slice.h"
 #include "io/stop.h"
@@ -287,7 +288,13 @@ int play_round_slice(const TableRunOptions& a) {
   if (!missing.empty()) {
     LineJournal journal(jp.string(), kept);  // without a torn last line, then appended
     test_point("start");
-    source.play(missing, [&](const PairResult& r) { journal.append(table_result_line(r)); });
+    Progress progress("eval table: " + name, missing.size());
+    uint64_t played = 0;
+    source.play(missing, [&](const PairResult& r) {
+      journal.append(table_result_line(r));
+      ++played;
+      progress.report(played, "", played == missing.size());
+    });
   }
   write_file_atomically(
       (sd / "finished.json").string(),

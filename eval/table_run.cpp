@@ -17,6 +17,7 @@
 #include "io/atomic_file.h"
 #include "io/clock.h"
 #include "io/journal.h"
+#include "io/progress.h"
 #include "io/settings.h"
 #include "io/slice.h"
 #include "io/stop.h"
@@ -339,6 +340,11 @@ int run_table(const TableRunOptions& a) {
 
   double t0 = now_seconds(), c1 = cpu_seconds();
   long at_start = builder.games_played();
+  // Within a round too (a round can take long): games, rate and the ETA of the games budget, an
+  // upper bound, as the adaptive rounds stop once the band is as precise as asked.
+  Progress games_progress("eval table: games (of the --max-games budget)",
+                          uint64_t(std::max(a.max_games - at_start, 0L)));
+  uint64_t played_now = 0;
   test_point("start");
   builder.run(
       source,
@@ -350,6 +356,7 @@ int run_table(const TableRunOptions& a) {
       [&](const PairResult& r) {
         results.push_back(r);
         journal.append(table_result_line(r));
+        games_progress.report(++played_now);
       },
       [&](const std::string& msg) {
         double t = now_seconds() - t0;

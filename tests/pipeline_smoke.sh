@@ -32,6 +32,8 @@ echo "pipeline smoke: the value head learnt the reward (correlation $corr)"
   --network.init-from "$dir/run/models/gen-0001.ckpt" --selfplay.games 64 --selfplay.shard-games 64 \
   --train.steps 20 --gating.games 0 --strength.games 0 >/dev/null 2>"$dir/warm.err" ||
   { cat "$dir/warm.err"; echo "FAIL: the run from gen-0001"; exit 1; }
+grep -qE '^pipeline: gen-0001 of 1 published, [0-9.]+ minutes, [0-9.]+ minutes a generation, ETA 0.0 minutes$' \
+  "$dir/warm.err" || { cat "$dir/warm.err"; echo "FAIL: no progress line of the run"; exit 1; }
 step=$(tail -n 1 "$dir/warm/train/metrics.jsonl" | grep -o '"step":[0-9]*' | cut -d: -f2)
 [ "$step" = 420 ] ||
   { echo "FAIL: the run from gen-0001 (400 steps) ended its first training at step '$step', not 420"; exit 1; }
