@@ -28,11 +28,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "io/atomic_file.h"
 #include "net/checkpoint.h"
 #include "net/evaluator.h"
 #include "net/network.h"
@@ -160,9 +161,8 @@ double max_param_diff(const net::PolicyValueNetImpl& a, const net::PolicyValueNe
 
 void write_raw(const std::filesystem::path& path, const torch::Tensor& t) {
   const torch::Tensor c = t.contiguous();
-  std::ofstream out(path, std::ios::binary);
-  out.write(static_cast<const char*>(c.data_ptr()), std::streamsize(c.nbytes()));
-  if (!out) throw std::runtime_error("cannot write " + path.string());
+  write_file_atomically(path.string(),
+                        std::string(static_cast<const char*>(c.data_ptr()), c.nbytes()));
 }
 
 // 1. The network update on pre-built tensors.
@@ -303,7 +303,7 @@ void export_check(const Args& a, const TrainOptions& o) {
   write_raw(dir / "train_actions.i64", b.actions);
   write_raw(dir / "train_reward.f32", b.reward);
   torch::optim::Adam adam(net->parameters(), adam_options(o));
-  std::ofstream meta(dir / "meta.txt");
+  std::ostringstream meta;
   meta.precision(17);
   meta << "channels " << a.config.channels << "\nblocks " << a.config.blocks << "\nn_eval "
        << n_eval << "\nn_train " << a.batch << "\nlearning_rate " << o.learning_rate
@@ -311,7 +311,7 @@ void export_check(const Args& a, const TrainOptions& o) {
        << "\nentropy_weight " << o.entropy_weight << "\nlosses";
   for (int i = 0; i < 3; ++i) meta << ' ' << update(net, adam, b, o).total.item<double>();
   meta << "\n";
-  if (!meta) throw std::runtime_error("cannot write meta.txt");
+  write_file_atomically((dir / "meta.txt").string(), meta.str());
   std::printf("  export check: files written to %s\n", dir.string().c_str());
 }
 
