@@ -43,19 +43,22 @@ void PlacerMatch::play(uint64_t first, uint64_t count, MatchTally& tally, const 
     const Color a_colour = order == 0 ? BLACK : WHITE;
     orders_[order]->play(first, count, [&](PlayedGame&& game) {
       if (on_game) on_game(a_colour, game);
-      if (game.row.sente_eval >= 0)
-        tally.evals.add(a_colour == BLACK ? game.row.sente_eval : 1.0 - game.row.sente_eval);
-      if (scored(game.row.winner)) {
-        const double score = score_of(game.row.winner, a_colour);
-        tally.score.add(score);
-        tally.by_colour[a_colour].add(score);
-        if (game.row.gote_king >= 0 && game.row.gote_king < SQ_MAX)
-          tally.by_gote_king[a_colour][rank_of(Square(game.row.gote_king))].add(score);
-        if (game.row.reason == Reason::Ruling41)
-          ++(a_colour == BLACK ? tally.ruling41_won : tally.ruling41_lost);
-      } else if (game.row.winner == Winner::Void)
-        ++tally.voids;
+      tally.add(a_colour, game.row);
     });
+  }
+}
+
+void MatchTally::add(Color a_colour, const GameRow& row) {
+  if (row.sente_eval >= 0) evals.add(a_colour == BLACK ? row.sente_eval : 1.0 - row.sente_eval);
+  if (scored(row.winner)) {
+    const double s = score_of(row.winner, a_colour);
+    score.add(s);
+    by_colour[a_colour].add(s);
+    if (row.gote_king >= 0 && row.gote_king < SQ_MAX)
+      by_gote_king[a_colour][rank_of(Square(row.gote_king))].add(s);
+    if (row.reason == Reason::Ruling41) ++(a_colour == BLACK ? ruling41_won : ruling41_lost);
+  } else if (row.winner == Winner::Void) {
+    ++voids;
   }
 }
 

@@ -37,6 +37,8 @@ struct MatchTally {
   // A's results by its colour and the rank Gote's king stands on after placement (0 = rank a,
   // Gote's back rank): with uniform kings, where in its camp Gote's king stands decides much.
   Score by_gote_king[2][RANK_NB];
+  // Counts a finished game of A's, A playing `a_colour` (a match's games, or a journal's again).
+  void add(Color a_colour, const GameRow& row);
 };
 
 class PlacerMatch {

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -13,9 +14,11 @@
 #include "engine/outcome.h"
 #include "eval/placer_match.h"
 #include "io/atomic_file.h"
+#include "io/journal.h"
 #include "io/progress.h"
 #include "io/stop.h"
 #include "rules/record.h"
+#include "selfplay/journal.h"
 #include "selfplay/king_table.h"
 #include "selfplay/rollout_placer.h"
 
@@ -131,6 +134,92 @@ nlohmann::json judge_summary(const std::string& engine,
 }
 
 namespace {
+
+// What must be the same for a journal's games to be this measurement's: every setting that
+// decides a game (threads do not).
+nlohmann::json strength_journal_header(const nlohmann::json& result,
+                                       const StrengthSettings& settings,
+                                       const StrengthSetup& setup) {
+  nlohmann::json h = result;  // network, referee, seed, games, temperature, searches, rules, kings
+  h.erase("references");
+  h["references"] = settings.references;
+  h["judge"] = settings.judge;
+  h["batch"] = settings.batch;
+  h["max_moves"] = settings.max_moves;
+  h["king_band"] = setup.king_band;
+  h["king_table"] = setup.table ? setup.table->source() : "";
+  h["device"] = setup.device;
+  h["precision"] = setup.precision;
+  return {{"strength_journal", 1}, {"settings", h}};
+}
+
+// A measurement's finished games, a line each, and after each step of games a line saying how
+// many pairs of a reference are done: what a step left unfinished is played again (the same
+// seeds, the same games).
+class StrengthJournal {
+ public:
+  using Games = std::vector<std::pair<Color, PlayedGame>>;
+
+  StrengthJournal(const std::string& path, const nlohmann::json& header) {
+    if (path.empty()) return;
+    const std::string head = header.dump();
+    std::vector<std::string> lines =
+        LineJournal::read(path, [](const std::string& l) { return nlohmann::json::accept(l); });
+    size_t keep = 1;  // the header, and every line up to the last step's
+    if (!lines.empty() && lines[0] != head)
+      throw std::runtime_error(path + ": the journal of a measurement with other settings (" +
+                               lines[0] + "); remove it, or measure with those settings");
+    std::map<int, Games> pending;
+    for (size_t i = 1; i < lines.size(); ++i) {
+      try {
+        const nlohmann::json j = nlohmann::json::parse(lines[i]);
+        const int ref = j.at("ref").get<int>();
+        if (j.contains("done")) {
+          Games& kept = games_[ref];
+          kept.insert(kept.end(), pending[ref].begin(), pending[ref].end());
+          pending[ref].clear();
+          done_[ref] = j.at("done").get<int>();
+          keep = i + 1;
+          continue;
+        }
+        PlayedGame game;
+        if (!parse_journal_line(j.at("game").get<std::string>(), game)) break;
+        pending[ref].emplace_back(j.at("a").get<std::string>() == "sente" ? BLACK : WHITE,
+                                  std::move(game));
+      } catch (const nlohmann::json::exception&) {
+        break;  // a line of another shape: the journal ends before it
+      }
+    }
+    lines.resize(std::min(lines.size(), keep));
+    if (lines.empty()) lines.push_back(head);
+    journal_ = std::make_unique<LineJournal>(path, lines);
+  }
+
+  const Games& games(int ref) const {
+    static const Games none;
+    auto it = games_.find(ref);
+    return it == games_.end() ? none : it->second;
+  }
+  int pairs_done(int ref) const {
+    auto it = done_.find(ref);
+    return it == done_.end() ? 0 : it->second;
+  }
+  void add_game(int ref, Color a, const PlayedGame& game) {
+    if (!journal_) return;
+    const PlayedGame row{game.index, game.row, {}};  // the decisions are not measured
+    journal_->append(nlohmann::json{
+        {"ref", ref}, {"a", a == BLACK ? "sente" : "gote"}, {"game", journal_line(row)}}
+                         .dump());
+  }
+  void add_step(int ref, int pairs_done) {
+    if (journal_) journal_->append(nlohmann::json{{"ref", ref}, {"done", pairs_done}}.dump());
+  }
+
+ private:
+  std::unique_ptr<LineJournal> journal_;
+  std::map<int, Games> games_;
+  std::map<int, int> done_;
+};
 
 // The position after placement of a measured game: its record up to ply 40 (the side choice
 // included).
@@ -276,28 +365,42 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
                            {"references", nlohmann::json::array()}};
   // Looking ahead, a game takes seconds: fewer king pairs a step, for the progress line.
   const int step = looking ? std::min(settings.batch, 2) : settings.batch;
+  StrengthJournal journal(setup.journal, strength_journal_header(result, settings, setup));
   for (size_t r = 0; r < refs.size(); ++r) {
     NamedPlacer& ref = refs[r];
     // The same seeds for every reference: the same king pairs and referee streams.
     Placer& mine = looking ? static_cast<Placer&>(*lookers[r]) : *measured.placer;
     PlacerMatch match(mine, *ref.placer, o);
     MatchTally tally;
-    Progress progress("strength vs " + ref.name, uint64_t(2 * pairs));
     std::vector<std::pair<Color, GameRow>> judged;  // the rows alone: decisions not kept
-    for (int done = 0; done < pairs;) {
+    auto finished = [&](Color a, const PlayedGame& game) {
+      if (on_game) on_game(ref.name, a, game);
+      if (!judges.empty()) judged.emplace_back(a, game.row);
+    };
+    int done = 0;
+    for (const auto& [a, game] : journal.games(int(r))) {  // a stopped measurement's, again
+      tally.add(a, game.row);
+      finished(a, game);
+    }
+    done = journal.pairs_done(int(r));
+    if (done > 0)
+      std::fprintf(stderr, "strength vs %s: %d of %d games from %s\n", ref.name.c_str(), 2 * done,
+                   2 * pairs, setup.journal.c_str());
+    const int resumed = done;  // the rate and ETA are of the games played now
+    Progress progress("strength vs " + ref.name, uint64_t(2 * (pairs - resumed)));
+    while (done < pairs) {
       int chunk = std::min(step, pairs - done);
-      PlacerMatch::GameSink sink;
-      if (on_game || !judges.empty())
-        sink = [&](Color a, const PlayedGame& game) {
-          if (on_game) on_game(ref.name, a, game);
-          if (!judges.empty()) judged.emplace_back(a, game.row);
-        };
-      match.play(uint64_t(done), uint64_t(chunk), tally, sink);
+      match.play(uint64_t(done), uint64_t(chunk), tally, [&](Color a, const PlayedGame& game) {
+        finished(a, game);
+        journal.add_game(int(r), a, game);
+      });
       done += chunk;
+      journal.add_step(int(r), done);
+      test_point("strength");
       StrengthEstimate e = strength_estimate(tally.score);
       char extra[96];
       std::snprintf(extra, sizeof(extra), "score %.3f [%.3f, %.3f]", e.score, e.low, e.high);
-      progress.report(uint64_t(2 * done), extra, done == pairs);
+      progress.report(uint64_t(2 * (done - resumed)), extra, done == pairs);
     }
     StrengthEstimate e = strength_estimate(tally.score);
     nlohmann::json by_rank = nlohmann::json::array();
@@ -348,7 +451,10 @@ std::vector<OptionSection> strength_command_sections(StrengthCommand& c) {
       .integer("king_band", c.king_band, 1, 1296, "Pairs closest to even the kings come from")
       .text("device", c.device, "cpu or cuda[:N]")
       .choice("precision", c.precision, {"fp32", "bf16", "fp16"}, "Inference precision")
-      .text("out", c.out, "Also write the result (JSON) to this file")
+      .text("out", c.out,
+            "Also write the result (JSON) to this file; its games are journalled beside it "
+            "(FILE.journal) until then, so a stopped measurement run again goes on where it "
+            "stopped")
       .text("records", c.records,
             "Also write every game's record to this file, a line each: the record, then "
             "\"# reference=... network=sente|gote game=... seed=... winner=... reason=... "
@@ -390,6 +496,8 @@ int run_strength_command(const StrengthCommand& c) {
   setup.king_band = c.king_band;
   setup.device = c.device;
   setup.precision = c.precision;
+  // With --out, a stopped or killed measurement goes on where it stopped when run again.
+  if (!c.out.empty()) setup.journal = c.out + ".journal";
   std::string records;
   StrengthGameSink keep;
   if (!c.records.empty())
@@ -409,8 +517,11 @@ int run_strength_command(const StrengthCommand& c) {
   std::printf("eval strength: %s (referee %s, seed %llu%s)\n%s%s\n", c.network.c_str(),
               c.settings.referee.c_str(), (unsigned long long)c.seed, how.c_str(),
               strength_text(r).c_str(), r.dump().c_str());
-  if (!c.out.empty()) write_file_atomically(c.out, r.dump(1) + "\n");
   if (!c.records.empty()) write_file_atomically(c.records, records);
+  if (!c.out.empty()) {
+    write_file_atomically(c.out, r.dump(1) + "\n");
+    std::filesystem::remove(setup.journal);  // its games are in the result
+  }
   return 0;
 }
 

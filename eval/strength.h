@@ -56,6 +56,10 @@ struct StrengthSetup {
   const KingPairTable* table = nullptr;  // kings from its band; null: uniform kings
   int king_band = kKingBand;
   std::string device = "cpu", precision = "fp32";
+  // Where finished games are journalled (empty: nowhere): a stopped or killed measurement run
+  // again with the same settings goes on from its last finished step of games (64 pairs, 2
+  // looking ahead) instead of from the start. A journal of other settings is refused.
+  std::string journal;
 };
 
 // Measures `network` (a checkpoint) against every reference. Progress with rate and ETA on

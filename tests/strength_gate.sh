@@ -70,6 +70,34 @@ cmp -s "$dir/s.records" "$dir/s1.records" || fail "other games with one referee 
 grep -q '^  as Sente [01]\.[0-9]*, as Gote [01]\.[0-9]*; the move-41 ruling: won [0-9]* as Sente' \
   "$dir/out" || fail "no colour line: $(cat "$dir/out")"
 grep -q 'strength vs uniform: 24/24' "$dir/err" || fail "no progress line: $(tail -3 "$dir/err")"
+[ ! -e "$dir/s.json.journal" ] || fail "the journal of a finished measurement was left"
+# Stopped after its first step of games (SIGTERM at the fault point), the same command goes on
+# from the journal and ends with the same result and records; a journal of other settings is
+# refused. Two references, steps of 4 pairs: the stop comes inside the first reference.
+S=(eval strength --network "$net" --references "uniform, $net" --games 24 --batch 4
+   --referee builtin:nodes=60 --threads 1 --out "$dir/r.json" --records "$dir/r.records")
+"$bin" "${S[@]/\/r./\/u.}" >/dev/null 2>&1 || fail "eval strength --batch 4"  # not stopped: u.json
+FUSEKILAB_TEST_POINT=strength:pause FUSEKILAB_TEST_MARK="$dir/mark" "$bin" "${S[@]}" \
+  >/dev/null 2>"$dir/stop.err" &
+pid=$!
+for _ in $(seq 300); do [ -e "$dir/mark" ] && break; sleep 0.1; done
+[ -e "$dir/mark" ] || fail "eval strength never reached its fault point: $(cat "$dir/stop.err")"
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" = 143 ] || fail "stopped eval strength exited $rc, not 143: $(cat "$dir/stop.err")"
+[ -s "$dir/r.json.journal" ] && [ ! -e "$dir/r.json" ] || fail "no journal, or a result, after the stop"
+expect_error "the journal of a measurement with other settings" "$bin" "${S[@]/--games/--seed}"
+"$bin" "${S[@]}" >/dev/null 2>"$dir/resume.err" || fail "the resumed measurement: $(cat "$dir/resume.err")"
+grep -q "^strength vs uniform: 8 of 24 games from $dir/r.json.journal" "$dir/resume.err" ||
+  fail "not resumed from the journal: $(cat "$dir/resume.err")"
+cmp -s "$dir/u.records" "$dir/r.records" || fail "the resumed measurement played other games"
+/usr/bin/python3 - "$dir/u.json" "$dir/r.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["references"] == b["references"], (a["references"], b["references"])
+PY
+[ ! -e "$dir/r.json.journal" ] || fail "the journal was left after the resumed measurement"
 
 # The network measured with its Gumbel search (a diagnostic: does the value head's look-ahead
 # add strength?): said in the header and the JSON.
