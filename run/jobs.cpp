@@ -30,6 +30,26 @@ std::unique_ptr<KingPairTable> king_table_of(const RunConfig& c) {
 
 }  // namespace
 
+namespace {
+
+// The run's own progress once generation g + 1 is published (each step reports its own):
+// generations and minutes on the run's clock, and an ETA at the mean generation's pace, capped
+// by run.minutes.
+void report_run_progress(const char* who, const RunConfig& c, const RunPaths& paths, int g) {
+  const StrengthCurves clock = strength_curves(paths);
+  const double pace = clock.minutes / std::max(clock.generations, 1);
+  double eta = (c.generations - (g + 1)) * pace;
+  if (c.minutes > 0) eta = std::min(eta, std::max(c.minutes - clock.minutes, 0.0));
+  char of_minutes[48] = "";
+  if (c.minutes > 0) std::snprintf(of_minutes, sizeof(of_minutes), " of %g", c.minutes);
+  std::fprintf(stderr,
+               "%s: %s of %d published, %.1f minutes%s, %.2f minutes a generation, ETA %.1f "
+               "minutes\n",
+               who, gen_name(g + 1).c_str(), c.generations, clock.minutes, of_minutes, pace, eta);
+}
+
+}  // namespace
+
 int run_pipeline(const std::string& config_path, const std::vector<std::string>& overrides) {
   RunConfig c = load_run_config(config_path, overrides);
   RunPaths paths{c.dir};
@@ -59,18 +79,7 @@ int run_pipeline(const std::string& config_path, const std::vector<std::string>&
     for (int w = 0; w < cg.workers; ++w) all[size_t(w)] = w;
     run_selfplay(cg, paths, g, table.get(), all, cg.workers);
     finish_generation(cg, paths, g, table.get(), now_seconds() - t0);
-    // The run's own progress (each step above reports its own): generations and minutes on the
-    // run's clock, and an ETA at the mean generation's pace, capped by run.minutes.
-    const StrengthCurves clock = strength_curves(paths);
-    const double pace = clock.minutes / std::max(clock.generations, 1);
-    double eta = (c.generations - (g + 1)) * pace;
-    if (c.minutes > 0) eta = std::min(eta, std::max(c.minutes - clock.minutes, 0.0));
-    char of_minutes[48] = "";
-    if (c.minutes > 0) std::snprintf(of_minutes, sizeof(of_minutes), " of %g", c.minutes);
-    std::fprintf(stderr,
-                 "pipeline: %s of %d published, %.1f minutes%s, %.2f minutes a generation, "
-                 "ETA %.1f minutes\n",
-                 gen_name(g + 1).c_str(), c.generations, clock.minutes, of_minutes, pace, eta);
+    report_run_progress("pipeline", c, paths, g);
   }
   write_report(paths);
   std::cout << "pipeline: " << reached << " generations in " << paths.root.string()
@@ -233,18 +242,7 @@ int run_trainer(const std::string& dir, const std::vector<std::string>& override
     const RunConfig cg = generation_config(c, paths, g);
     if (int rc = wait_for_selfplay(cg, paths, g, poll, timeout, no_wait)) return rc;
     finish_generation(cg, paths, g, table.get(), now_seconds() - t0);
-    // The run's own progress (each step above reports its own): generations and minutes on the
-    // run's clock, and an ETA at the mean generation's pace, capped by run.minutes.
-    const StrengthCurves clock = strength_curves(paths);
-    const double pace = clock.minutes / std::max(clock.generations, 1);
-    double eta = (c.generations - (g + 1)) * pace;
-    if (c.minutes > 0) eta = std::min(eta, std::max(c.minutes - clock.minutes, 0.0));
-    char of_minutes[48] = "";
-    if (c.minutes > 0) std::snprintf(of_minutes, sizeof(of_minutes), " of %g", c.minutes);
-    std::fprintf(stderr,
-                 "pipeline: %s of %d published, %.1f minutes%s, %.2f minutes a generation, "
-                 "ETA %.1f minutes\n",
-                 gen_name(g + 1).c_str(), c.generations, clock.minutes, of_minutes, pace, eta);
+    report_run_progress("train", c, paths, g);
   }
   write_report(paths);
   std::cout << "train: " << dir << " at " << gen_name(std::max(c.generations, newest->generation))
