@@ -1,61 +1,50 @@
 #include "cli/option_flags.h"
 
-#include <cerrno>
-#include <charconv>
-#include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <sstream>
+#include <memory>
+#include <stdexcept>
 
 namespace fuseki::cli {
 namespace {
 
-std::string shown(double x) {
-  std::ostringstream o;
-  o << x;
-  return o.str();
+// A plain flag's value checked as a declared option of its kind is (io/options.h): the same
+// parsing and messages. `section` holds that one option, declared over `field`.
+CLI::Validator as_declared(std::shared_ptr<OptionSection> section, std::shared_ptr<void> field) {
+  const std::string allowed = "[" + section->options().front().allowed + "]";
+  return CLI::Validator(
+      [section, field](std::string& v) -> std::string {
+        const std::string where = "value";
+        try {
+          section->options().front().set(v, where);
+        } catch (const std::runtime_error& e) {
+          return std::string(e.what()).substr(where.size() + 2);  // CLI11 names the flag
+        }
+        return {};
+      },
+      allowed);
 }
 
 }  // namespace
 
-CLI::Validator integer_in(long long lo, long long hi) {
-  return CLI::Validator(
-      [lo, hi](std::string& v) -> std::string {
-        long long x = 0;
-        auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-        if (v.empty() || ec != std::errc() || end != v.data() + v.size())
-          return "'" + v + "' is not an integer";
-        if (x < lo || x > hi)
-          return "'" + v + "' is not in " + std::to_string(lo) + " .. " + std::to_string(hi);
-        return {};
-      },
-      "[" + std::to_string(lo) + " .. " + std::to_string(hi) + "]");
+CLI::Validator integer_in(long lo, long hi) {
+  auto field = std::make_shared<long>(lo);
+  auto section = std::make_shared<OptionSection>("flag", "");
+  section->integer("value", *field, lo, hi, "");
+  return as_declared(section, field);
 }
 
 CLI::Validator number_in(double lo, double hi) {
-  return CLI::Validator(
-      [lo, hi](std::string& v) -> std::string {
-        char* end = nullptr;
-        errno = 0;
-        double x = v.empty() ? 0 : std::strtod(v.c_str(), &end);
-        if (v.empty() || errno != 0 || end != v.c_str() + v.size() || !std::isfinite(x))
-          return "'" + v + "' is not a number";
-        if (x < lo || x > hi) return "'" + v + "' is not in " + shown(lo) + " .. " + shown(hi);
-        return {};
-      },
-      "[" + shown(lo) + " .. " + shown(hi) + "]");
+  auto field = std::make_shared<double>(lo);
+  auto section = std::make_shared<OptionSection>("flag", "");
+  section->number("value", *field, lo, hi, "");
+  return as_declared(section, field);
 }
 
 CLI::Validator seed_value() {
-  return CLI::Validator(
-      [](std::string& v) -> std::string {
-        uint64_t x = 0;
-        auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-        if (v.empty() || ec != std::errc() || end != v.data() + v.size() || x > uint64_t(INT64_MAX))
-          return "'" + v + "' is not an integer in 0 .. 2^63-1";
-        return {};
-      },
-      "[0 .. 2^63-1]");
+  auto field = std::make_shared<uint64_t>(0);
+  auto section = std::make_shared<OptionSection>("flag", "");
+  section->seed("value", *field, "");
+  return as_declared(section, field);
 }
 
 void OptionFlags::add_sections(CLI::App* app, std::vector<OptionSection> sections,

@@ -15,9 +15,10 @@
 
 namespace fuseki::cli {
 
-// Checks of a plain flag's value, named as the declared options' are: "'abc' is not an
-// integer", "'70' is not in 0 .. 64" (CLI11's Range calls both "not in range").
-CLI::Validator integer_in(long long lo, long long hi);
+// Checks of a plain flag's value by the declared options' own (io/options.h), with their
+// messages: "'abc' is not an integer", "value 70 out of range [0, 64]" (CLI11's Range calls both
+// "not in range").
+CLI::Validator integer_in(long lo, long hi);
 CLI::Validator number_in(double lo, double hi);
 // A seed: an integer in 0 .. 2^63-1, as the declared options' seeds.
 CLI::Validator seed_value();

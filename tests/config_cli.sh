@@ -223,7 +223,7 @@ one_line_error "name the same file" \
 [ ! -e "$dir/x.onnx" ] || fail "export wrote $dir/x.onnx for a refused command"
 printf 'games = 2\n' >"$dir/bad.toml"
 one_line_error "'games' is a key outside any section" "$bin" play --config "$dir/bad.toml"
-one_line_error "--seed: '-1' is not an integer in 0 .. 2^63-1" \
+one_line_error "--seed: '-1' is not a non-negative integer" \
   "$bin" place --table "$src/data/king_pairs_iter2455_games.json" --seed -1
 one_line_error "a directory, not a king-pair table" "$bin" place --table "$dir"
 one_line_error "--moves must be exactly the two king drops" "$bin" choose \
