@@ -35,7 +35,7 @@ std::vector<std::string> with_flags(std::vector<std::string> set, const OptionFl
 
 void add_pipeline_commands(CLI::App& app, Runner& run) {
   struct MatchArgs {
-    std::string config, a, b;
+    std::string config, a, b, out;
     std::vector<std::string> set;
     int games = 256;
   };
@@ -52,10 +52,14 @@ void add_pipeline_commands(CLI::App& app, Runner& run) {
       ->capture_default_str();
   match->add_option("--config", m->config, "TOML run config for rules, kings, play-out, scoring");
   match->add_option("--set", m->set, "Override a setting: section.key=value (repeatable)");
+  match->add_option("--out", m->out,
+                    "Also write the result (JSON) to this file; its games are journalled beside "
+                    "it (FILE.journal) until then, so a stopped match run again goes on where it "
+                    "stopped");
   auto match_flags = run_config_flags(match);
   match->callback([&run, m, match_flags] {
     run = [m, match_flags] {
-      return run_match(m->config, with_flags(m->set, *match_flags), m->a, m->b, m->games);
+      return run_match(m->config, with_flags(m->set, *match_flags), m->a, m->b, m->games, m->out);
     };
   });
 

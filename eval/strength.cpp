@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -12,9 +11,9 @@
 
 #include "engine/match.h"
 #include "engine/outcome.h"
+#include "eval/match_journal.h"
 #include "eval/placer_match.h"
 #include "io/atomic_file.h"
-#include "io/journal.h"
 #include "io/progress.h"
 #include "io/stop.h"
 #include "rules/record.h"
@@ -152,74 +151,6 @@ nlohmann::json strength_journal_header(const nlohmann::json& result,
   h["precision"] = setup.precision;
   return {{"strength_journal", 1}, {"settings", h}};
 }
-
-// A measurement's finished games, a line each, and after each step of games a line saying how
-// many pairs of a reference are done: what a step left unfinished is played again (the same
-// seeds, the same games).
-class StrengthJournal {
- public:
-  using Games = std::vector<std::pair<Color, PlayedGame>>;
-
-  StrengthJournal(const std::string& path, const nlohmann::json& header) {
-    if (path.empty()) return;
-    const std::string head = header.dump();
-    std::vector<std::string> lines =
-        LineJournal::read(path, [](const std::string& l) { return nlohmann::json::accept(l); });
-    size_t keep = 1;  // the header, and every line up to the last step's
-    if (!lines.empty() && lines[0] != head)
-      throw std::runtime_error(path + ": the journal of a measurement with other settings (" +
-                               lines[0] + "); remove it, or measure with those settings");
-    std::map<int, Games> pending;
-    for (size_t i = 1; i < lines.size(); ++i) {
-      try {
-        const nlohmann::json j = nlohmann::json::parse(lines[i]);
-        const int ref = j.at("ref").get<int>();
-        if (j.contains("done")) {
-          Games& kept = games_[ref];
-          kept.insert(kept.end(), pending[ref].begin(), pending[ref].end());
-          pending[ref].clear();
-          done_[ref] = j.at("done").get<int>();
-          keep = i + 1;
-          continue;
-        }
-        PlayedGame game;
-        if (!parse_journal_line(j.at("game").get<std::string>(), game)) break;
-        pending[ref].emplace_back(j.at("a").get<std::string>() == "sente" ? BLACK : WHITE,
-                                  std::move(game));
-      } catch (const nlohmann::json::exception&) {
-        break;  // a line of another shape: the journal ends before it
-      }
-    }
-    lines.resize(std::min(lines.size(), keep));
-    if (lines.empty()) lines.push_back(head);
-    journal_ = std::make_unique<LineJournal>(path, lines);
-  }
-
-  const Games& games(int ref) const {
-    static const Games none;
-    auto it = games_.find(ref);
-    return it == games_.end() ? none : it->second;
-  }
-  int pairs_done(int ref) const {
-    auto it = done_.find(ref);
-    return it == done_.end() ? 0 : it->second;
-  }
-  void add_game(int ref, Color a, const PlayedGame& game) {
-    if (!journal_) return;
-    const PlayedGame row{game.index, game.row, {}};  // the decisions are not measured
-    journal_->append(nlohmann::json{
-        {"ref", ref}, {"a", a == BLACK ? "sente" : "gote"}, {"game", journal_line(row)}}
-                         .dump());
-  }
-  void add_step(int ref, int pairs_done) {
-    if (journal_) journal_->append(nlohmann::json{{"ref", ref}, {"done", pairs_done}}.dump());
-  }
-
- private:
-  std::unique_ptr<LineJournal> journal_;
-  std::map<int, Games> games_;
-  std::map<int, int> done_;
-};
 
 // The position after placement of a measured game: its record up to ply 40 (the side choice
 // included).
@@ -365,7 +296,8 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
                            {"references", nlohmann::json::array()}};
   // Looking ahead, a game takes seconds: fewer king pairs a step, for the progress line.
   const int step = looking ? std::min(settings.batch, 2) : settings.batch;
-  StrengthJournal journal(setup.journal, strength_journal_header(result, settings, setup));
+  MatchJournal journal(setup.journal, strength_journal_header(result, settings, setup),
+                       "measurement");
   for (size_t r = 0; r < refs.size(); ++r) {
     NamedPlacer& ref = refs[r];
     // The same seeds for every reference: the same king pairs and referee streams.
@@ -462,27 +394,10 @@ std::vector<OptionSection> strength_command_sections(StrengthCommand& c) {
   return s;
 }
 
-namespace {
-
-// An output file's folder must exist before the games, not only when they are over.
-void check_output(const char* flag, const std::string& path) {
-  if (path.empty()) return;
-  std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  if (dir.empty()) dir = ".";
-  if (!std::filesystem::is_directory(dir))
-    throw std::runtime_error(std::string("eval strength: ") + flag + ": folder '" + dir.string() +
-                             "' does not exist");
-  if (std::filesystem::is_directory(path))
-    throw std::runtime_error(std::string("eval strength: ") + flag + ": '" + path +
-                             "' is a folder");
-}
-
-}  // namespace
-
 int run_strength_command(const StrengthCommand& c) {
   if (c.network.empty()) throw std::runtime_error("eval strength: --network is required");
-  check_output("--out", c.out);
-  check_output("--records", c.records);
+  check_output_path("eval strength: --out", c.out);
+  check_output_path("eval strength: --records", c.records);
   if (!c.out.empty() && c.out == c.records)
     throw std::runtime_error("eval strength: --out and --records name the same file '" + c.out +
                              "'");

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 #include "io/stop.h"
@@ -131,6 +132,16 @@ std::string read_file(const std::string& path) {
   }
   ::close(fd);
   return out;
+}
+
+void check_output_path(const std::string& what, const std::string& path) {
+  if (path.empty()) return;
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  if (!std::filesystem::is_directory(dir))
+    throw std::runtime_error(what + ": folder '" + dir.string() + "' does not exist");
+  if (std::filesystem::is_directory(path))
+    throw std::runtime_error(what + ": '" + path + "' is a folder");
 }
 
 }  // namespace fuseki

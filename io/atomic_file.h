@@ -25,6 +25,11 @@ std::string temporary_name(const std::string& path);
 // `tmp`) on failure.
 void commit_file(const std::string& tmp, const std::string& path);
 
+// An output file's place, checked before the work that ends by writing it: throws
+// std::runtime_error ("<what>: folder 'D' does not exist", "<what>: 'P' is a folder") where
+// `path` could not be written. An empty path: nothing to check.
+void check_output_path(const std::string& what, const std::string& path);
+
 // The whole file; throws std::runtime_error naming the file and the system's reason.
 std::string read_file(const std::string& path);
 

@@ -50,7 +50,8 @@ bool sleep_unless_stopped(double seconds);
 // good). Points: start (before the first game), game (in the middle of a game), commit (a shard
 // half committed: its records written, its HDF5 file not yet), journal-rewrite (a non-empty
 // journal written to its temporary file, not yet renamed), train (the third training step of a
-// trainer's run), strength (a step of eval strength's games journalled). Without the variables:
+// trainer's run), strength (a step of eval strength's games journalled), match (a step of a
+// match's games journalled: `match --out`, the gating match). Without the variables:
 // nothing.
 void test_point(const char* name);
 

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "io/atomic_file.h"
 #include "io/clock.h"
 #include "io/slice.h"
 #include "io/stop.h"
@@ -251,13 +252,19 @@ int run_trainer(const std::string& dir, const std::vector<std::string>& override
 }
 
 int run_match(const std::string& config_path, const std::vector<std::string>& overrides,
-              const std::string& a, const std::string& b, int games) {
+              const std::string& a, const std::string& b, int games, const std::string& out) {
+  check_output_path("match: --out", out);
   RunConfig c = load_run_config(config_path, overrides);
   std::unique_ptr<KingPairTable> table = king_table_of(c);
-  json r = network_match(c, a, b, games, Rng::derive(c.seed, 9000), table.get());
+  const std::string journal = out.empty() ? "" : out + ".journal";
+  json r = network_match(c, a, b, games, Rng::derive(c.seed, 9000), table.get(), journal);
   r["a"] = a;
   r["b"] = b;
   std::cout << r.dump() << "\n";
+  if (!out.empty()) {
+    write_file_atomically(out, r.dump(1) + "\n");
+    fs::remove(journal);  // its games are in the result
+  }
   return 0;
 }
 

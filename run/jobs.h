@@ -25,8 +25,10 @@ int run_worker(const std::string& dir, const std::vector<std::string>& overrides
 int run_trainer(const std::string& dir, const std::vector<std::string>& overrides, double poll,
                 double timeout, bool no_wait);
 
-// A match between two placers (checkpoints or "uniform"), printed as one JSON line.
+// A match between two placers (checkpoints or "uniform"), printed as one JSON line. With `out`,
+// the result is also written there, and until then its finished games are journalled in
+// `out`.journal: a stopped match run again goes on where it stopped.
 int run_match(const std::string& config_path, const std::vector<std::string>& overrides,
-              const std::string& a, const std::string& b, int games);
+              const std::string& a, const std::string& b, int games, const std::string& out = {});
 
 }  // namespace fuseki

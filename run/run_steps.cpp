@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "eval/chart.h"
+#include "eval/match_journal.h"
 #include "eval/placement_maps.h"
 #include "eval/placer_match.h"
 #include "eval/stats.h"
@@ -493,9 +494,26 @@ nlohmann::json run_training(const RunConfig& c, const RunPaths& paths, int g) {
   return last;
 }
 
+namespace {
+
+// What must be the same for a journal's games to be this match's: the two networks (by their
+// bytes), the seed, the games, and every setting of the run but its resources and directory.
+json match_journal_header(const RunConfig& c, const std::string& a_path, const std::string& b_path,
+                          int games_per_colour, uint64_t seed) {
+  auto network = [](const std::string& spec) {
+    return fs::is_regular_file(spec) ? json{{"file", spec}, {"hash", file_hash(spec)}} : json(spec);
+  };
+  RunConfig settings = without_resources(c);
+  settings.dir.clear();
+  return {{"match_journal", 1},        {"a", network(a_path)}, {"b", network(b_path)},
+          {"games", games_per_colour}, {"seed", seed},         {"settings", to_toml(settings)}};
+}
+
+}  // namespace
+
 nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
                              const std::string& b_path, int games_per_colour, uint64_t seed,
-                             const KingPairTable* table) {
+                             const KingPairTable* table, const std::string& journal_path) {
   net::EvaluatorOptions eo;
   eo.device = c.device;
   eo.threads = c.inference_threads;
@@ -518,24 +536,37 @@ nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
   MatchTally tally;
   const Score& score = by_eval ? tally.evals : tally.score;
   Sprt::Decision decision = Sprt::Decision::Continue;
-  int played_each = 0;
-  bool stopped_early = false;
-  Progress progress("match", uint64_t(2 * games_per_colour));
-  while (played_each < games_per_colour) {
+  auto decided = [&] {
+    if (sequential) return (decision = sprt.decide(score)) != Sprt::Decision::Continue;
+    StrengthEstimate e = strength_estimate(score);
+    return e.low > 0.5 || e.high < 0.5;
+  };
+  // A stopped match's finished steps, again: the same games, so the same decisions after each.
+  MatchJournal journal(journal_path,
+                       match_journal_header(c, a_path, b_path, games_per_colour, seed), "match");
+  for (const auto& [a_colour, game] : journal.games(0)) tally.add(a_colour, game.row);
+  int played_each = journal.pairs_done(0);
+  const int resumed = played_each;
+  if (resumed > 0)
+    std::fprintf(stderr, "match: %d of %d games from %s\n", 2 * resumed, 2 * games_per_colour,
+                 journal_path.c_str());
+  bool done = resumed > 0 && decided();
+  Progress progress("match", uint64_t(2 * (games_per_colour - resumed)));
+  while (!done && played_each < games_per_colour) {
     int chunk = std::min(c.batch, games_per_colour - played_each);
-    match.play(uint64_t(played_each), uint64_t(chunk), tally);
+    match.play(
+        uint64_t(played_each), uint64_t(chunk), tally,
+        [&](Color a_colour, const PlayedGame& game) { journal.add_game(0, a_colour, game); });
     played_each += chunk;
+    journal.add_step(0, played_each);
+    test_point("match");
     StrengthEstimate e = strength_estimate(score);
     char extra[128];
     std::snprintf(extra, sizeof(extra), "score %.3f [%.3f, %.3f]", e.score, e.low, e.high);
-    progress.report(uint64_t(2 * played_each), extra, true);
-    bool decided = sequential ? (decision = sprt.decide(score)) != Sprt::Decision::Continue
-                              : (e.low > 0.5 || e.high < 0.5);
-    if (decided) {
-      stopped_early = played_each < games_per_colour;
-      break;
-    }
+    progress.report(uint64_t(2 * (played_each - resumed)), extra, true);
+    done = decided();
   }
+  const bool stopped_early = done && played_each < games_per_colour;
   StrengthEstimate e = strength_estimate(score);
   const GateVerdict verdict = gate_verdict(sequential, decision, e, c.gating_at_cap == "interval");
   json r = {{"games", score.games()},
@@ -800,6 +831,7 @@ json measure(const RunConfig& c, const RunPaths& paths, int g, const KingPairTab
   setup.king_band = c.king_band;
   setup.device = c.device;
   setup.precision = c.precision;
+  setup.journal = paths.journal(g, "strength").string();
   json r = measure_strength(paths.checkpoint(g).string(), c.strength, setup);
   r["network"] = gen_name(g);
   std::fprintf(stderr, "strength of %s (referee %s):\n%s", gen_name(g).c_str(),
@@ -843,7 +875,8 @@ void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const K
     std::string why;
     if (c.gating_games > 0) {
       json r = network_match(c, paths.checkpoint(g + 1).string(), current.file, c.gating_games,
-                             Rng::derive(c.seed, 5000 + uint64_t(g)), table);
+                             Rng::derive(c.seed, 5000 + uint64_t(g)), table,
+                             paths.journal(g + 1, "gating").string());
       r["a"] = gen_name(g + 1);
       r["b"] = current.best;
       line["gating"] = r;
@@ -898,6 +931,10 @@ void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const K
     line["wall_seconds"] = now_seconds() - started;
     append_line(paths.generations(), line.dump());
   }
+  // The generation's matches are in its line: their journals are done with.
+  for (const fs::path& j : {paths.journal(g + 1, "gating"), paths.journal(g + 1, "strength"),
+                            paths.journal(0, "strength")})
+    fs::remove(j);
   begin_second_stage_if_due(c, paths, g);
   Selection selection{line.value("best", gen_name(g + 1)), line.value("accepted", true),
                       line.value("why", std::string()), current.calibration};

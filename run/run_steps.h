@@ -43,6 +43,11 @@ struct RunPaths {
   std::filesystem::path partial(int g) const { return models() / (gen_name(g) + ".partial.ckpt"); }
   std::filesystem::path publication(int g) const { return models() / (gen_name(g) + ".json"); }
   std::filesystem::path latest() const { return models() / "latest.json"; }
+  // The finished games of generation g's gating match or strength measurement (`what`), kept
+  // until the generation's line is written (eval/match_journal.h).
+  std::filesystem::path journal(int g, const std::string& what) const {
+    return models() / (gen_name(g) + "." + what + ".journal");
+  }
   std::filesystem::path selfplay(int g) const { return root / "selfplay" / gen_name(g); }
   std::filesystem::path metrics() const { return root / "train" / "metrics.jsonl"; }
   std::filesystem::path generations() const { return root / "generations.jsonl"; }
@@ -123,10 +128,12 @@ void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const K
 
 // A match between two networks (or "uniform"), each taking both colours, stopped once decided:
 // by the SPRT (gating.rule = sprt), else once the 95 % interval of A's score excludes 50 %.
-// Its verdict: better, not better (SPRT H0), worse, or undecided.
+// Its verdict: better, not better (SPRT H0), worse, or undecided. With `journal`, finished games
+// are journalled there as they end (eval/match_journal.h): a stopped or killed match run again
+// goes on from its last finished step of games (selfplay.batch pairs), with the same result.
 nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
                              const std::string& b_path, int games_per_colour, uint64_t seed,
-                             const KingPairTable* table);
+                             const KingPairTable* table, const std::string& journal = {});
 
 void write_report(const RunPaths& paths);
 // Generation g's line of generations.jsonl (written when its training, gate and measurement are

@@ -7,9 +7,7 @@
 # uninterrupted run.
 set -euo pipefail
 bin="$1"
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "$0")/cli_lib.sh"
 sets=(--set run.seed=5 --set selfplay.games=40 --set selfplay.shard_games=12 --set selfplay.batch=6
       --set selfplay.playout=builtin:nodes=100:noise=20 --set train.steps=12 --set gating.games=0
       --set run.generations=1)
@@ -22,36 +20,6 @@ sets=(--set run.seed=5 --set selfplay.games=40 --set selfplay.shard_games=12 --s
 run="$dir/run"
 "$bin" init --dir "$run" "${sets[@]}" >/dev/null
 
-# Runs CMD... in the background with fault point POINT; once the point is reached (its mark
-# exists), sends SIGTERM (and, for a :hang point, SIGKILL a second later); checks the exit status.
-stop_at() {
-  local point="$1"
-  shift
-  local mark="$dir/mark-${point//:/-}"
-  rm -f "$mark"
-  FUSEKILAB_TEST_POINT="$point" FUSEKILAB_TEST_MARK="$mark" "$@" >"$dir/out" 2>&1 &
-  local pid=$! rc
-  # Waits as long as the process lives; the ctest timeout bounds a process that never gets there.
-  while [ ! -f "$mark" ]; do
-    kill -0 "$pid" 2>/dev/null || { wait "$pid" || true; fail "exited before $point: $(tail -3 "$dir/out")"; }
-    sleep 0.02
-  done
-  local t0=$(date +%s%N)
-  kill -TERM "$pid"
-  if [[ "$point" == *:hang ]]; then
-    sleep 1
-    kill -0 "$pid" 2>/dev/null || fail "a hung process ended on SIGTERM"
-    kill -KILL "$pid"
-    wait "$pid" && rc=0 || rc=$?
-    [ "$rc" -eq 137 ] || fail "killed at $point: exit $rc, expected 137"
-    echo "$point: killed (SIGKILL)"
-  else
-    wait "$pid" && rc=0 || rc=$?
-    [ "$rc" -eq 143 ] || fail "stopped at $point: exit $rc, expected 143: $(tail -3 "$dir/out")"
-    grep -q "stopped by SIGTERM" "$dir/out" || fail "no stop message: $(tail -3 "$dir/out")"
-    echo "$point: stopped by SIGTERM, exit 143 after $(( ($(date +%s%N) - t0) / 1000000 )) ms"
-  fi
-}
 worker=("$bin" selfplay --dir "$run" --worker 0/1)
 stop_at start "${worker[@]}"
 stop_at game "${worker[@]}"

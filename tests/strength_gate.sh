@@ -77,15 +77,7 @@ grep -q 'strength vs uniform: 24/24' "$dir/err" || fail "no progress line: $(tai
 S=(eval strength --network "$net" --references "uniform, $net" --games 24 --batch 4
    --referee builtin:nodes=60 --threads 1 --out "$dir/r.json" --records "$dir/r.records")
 "$bin" "${S[@]/\/r./\/u.}" >/dev/null 2>&1 || fail "eval strength --batch 4"  # not stopped: u.json
-FUSEKILAB_TEST_POINT=strength:pause FUSEKILAB_TEST_MARK="$dir/mark" "$bin" "${S[@]}" \
-  >/dev/null 2>"$dir/stop.err" &
-pid=$!
-for _ in $(seq 300); do [ -e "$dir/mark" ] && break; sleep 0.1; done
-[ -e "$dir/mark" ] || fail "eval strength never reached its fault point: $(cat "$dir/stop.err")"
-kill -TERM "$pid"
-rc=0
-wait "$pid" || rc=$?
-[ "$rc" = 143 ] || fail "stopped eval strength exited $rc, not 143: $(cat "$dir/stop.err")"
+stop_at strength:pause "$bin" "${S[@]}"
 [ -s "$dir/r.json.journal" ] && [ ! -e "$dir/r.json" ] || fail "no journal, or a result, after the stop"
 expect_error "the journal of a measurement with other settings" "$bin" "${S[@]/--games/--seed}"
 "$bin" "${S[@]}" >/dev/null 2>"$dir/resume.err" || fail "the resumed measurement: $(cat "$dir/resume.err")"
@@ -98,6 +90,22 @@ a, b = (json.load(open(f)) for f in sys.argv[1:])
 assert a["references"] == b["references"], (a["references"], b["references"])
 PY
 [ ! -e "$dir/r.json.journal" ] || fail "the journal was left after the resumed measurement"
+
+# match --out, stopped after its first step of games, goes on from its journal (FILE.journal)
+# to the result of an uninterrupted match; a journal of another match is refused.
+M=(match --a "$net" --b uniform --games 24 --selfplay.batch 4 --selfplay.playout builtin:nodes=60
+   --out "$dir/m.json")
+"$bin" "${M[@]/\/m./\/n.}" >"$dir/n.out" 2>/dev/null || fail "match --out"  # not stopped: n.json
+stop_at match:pause "$bin" "${M[@]}"
+[ -s "$dir/m.json.journal" ] && [ ! -e "$dir/m.json" ] || fail "no match journal, or a result, after the stop"
+expect_error "the journal of a match with other settings" "$bin" "${M[@]/uniform/$net}"
+"$bin" "${M[@]}" >"$dir/m.out" 2>"$dir/resume.err" || fail "the resumed match: $(cat "$dir/resume.err")"
+grep -q "^match: 8 of 48 games from $dir/m.json.journal" "$dir/resume.err" ||
+  fail "match not resumed from its journal: $(cat "$dir/resume.err")"
+cmp -s "$dir/n.out" "$dir/m.out" && cmp -s <(sed "s|/n.json|/m.json|" "$dir/n.json") "$dir/m.json" ||
+  fail "the resumed match differs: $(cat "$dir/n.out" "$dir/m.out")"
+[ ! -e "$dir/m.json.journal" ] || fail "the journal was left after the resumed match"
+expect_error "match: --out: folder '$dir/no' does not exist" "$bin" "${M[@]/$dir\/m.json/$dir/no/m.json}"
 
 # The network measured with its Gumbel search (a diagnostic: does the value head's look-ahead
 # add strength?): said in the header and the JSON.
@@ -213,6 +221,33 @@ awk -v a="$a_min" -v b="$b_min" 'BEGIN {exit !(b - a > 9.95 && b - a < 10.05)}' 
   fail "compare --start-minute: minutes $a_min and $b_min"
 expect_error "1 start minutes for 2 runs" "$bin" compare "$dir/gate" "$dir/gate" --start-minute 5
 grep -q 'rejected' "$dir/gate/report.html" || fail "the report does not show the rejection"
+# A pipeline stopped in its strength measurement and in its gating match goes on from their
+# journals (models/gen-N.strength.journal, gen-N.gating.journal) to the generation an
+# uninterrupted run decides; no journal is left once the generation's line is written.
+gated=("${untrained[@]}" "${sprt_gate[@]}" --selfplay.batch 8 --strength.games 8 --strength.batch 2
+       --strength.referee builtin:nodes=40)
+"$bin" pipeline --dir "$dir/whole" --generations 1 "${gated[@]}" >/dev/null 2>&1 ||
+  fail "pipeline (uninterrupted)"
+stop_at match:pause "$bin" pipeline --dir "$dir/stopped" --generations 1 "${gated[@]}"
+[ -s "$dir/stopped/models/gen-0001.gating.journal" ] || fail "no gating journal in the run"
+# The match is over and its result not yet written: the run's measurements come after it.
+stop_at strength:pause "$bin" pipeline --dir "$dir/stopped" --generations 1 "${gated[@]}"
+grep -q "^match: 16 of 80 games from $dir/stopped/models/gen-0001.gating.journal" "$dir/out" ||
+  fail "the gating match not resumed: $(grep match "$dir/out")"
+[ -s "$dir/stopped/models/gen-0000.strength.journal" ] || fail "no strength journal in the run"
+"$bin" pipeline --dir "$dir/stopped" --generations 1 "${gated[@]}" >/dev/null 2>"$dir/err" ||
+  fail "the resumed pipeline: $(tail -3 "$dir/err")"
+grep -q "^strength vs uniform: 4 of 8 games from $dir/stopped/models/gen-0000.strength.journal" \
+  "$dir/err" || fail "the run's measurement not resumed: $(grep strength "$dir/err")"
+/usr/bin/python3 - "$dir/whole" "$dir/stopped" <<'PY'
+import json, sys
+a, b = (json.loads(open(d + "/generations.jsonl").readline()) for d in sys.argv[1:])
+for key in ("gating", "strength", "strength_start", "accepted", "best", "why"):
+    assert a[key] == b[key], (key, a[key], b[key])
+PY
+if ls "$dir"/whole/models "$dir"/stopped/models | grep -q journal; then
+  fail "journals left: $(ls "$dir"/stopped/models)"
+fi
 # gating.at_cap reject: the same match, undecided at the cap, is rejected and says so.
 "$bin" pipeline --dir "$dir/reject" --generations 1 "${untrained[@]}" "${sprt_gate[@]}" \
   --gating.at-cap reject --strength.games 0 >/dev/null 2>"$dir/err" ||

@@ -1,0 +1,46 @@
+// A match's finished games, journalled as they end, so that a stopped or killed match run again
+// with the same settings goes on from its last finished step instead of from the start: the
+// strength measurement (`eval strength --out`, a run's measurements), the gating match and
+// `match --out`. The first line is the header (every setting that decides a game); then a line
+// per finished game and, after each step of games, a line saying how many pairs of that part
+// (a reference of the measurement; a match has one) are done. What a step left unfinished is
+// played again: the same seeds, the same games.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/journal.h"
+#include "rules/types.h"
+#include "selfplay/journal.h"
+
+namespace fuseki {
+
+class MatchJournal {
+ public:
+  using Games = std::vector<std::pair<Color, PlayedGame>>;  // A's colour, the game
+
+  // Opens the journal `path` (nothing: an empty path). Throws, naming the file, for a journal
+  // whose header is not `header` (another match's; `what` names it: "measurement", "match").
+  MatchJournal(const std::string& path, const nlohmann::json& header, const std::string& what);
+
+  // The finished steps' games of `part`, in the order they were played, and its pairs done.
+  const Games& games(int part) const;
+  int pairs_done(int part) const;
+
+  void add_game(int part, Color a_colour, const PlayedGame& game);
+  void add_step(int part, int pairs_done);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::unique_ptr<LineJournal> journal_;
+  std::map<int, Games> games_;
+  std::map<int, int> done_;
+};
+
+}  // namespace fuseki
