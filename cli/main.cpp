@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   fuseki::cli::add_eval_commands(app, run);
   fuseki::cli::add_export_command(app, run);
   fuseki::cli::add_config_command(app, run);
+  // A config file's sections of other commands are checked, not only skipped.
+  fuseki::set_every_config_section(fuseki::cli::every_config_section);
 #endif
   fuseki::cli::add_first_move_command(app, run);
   // "--name=" is "--name ''", an empty value (CLI11 would take the next argument as the value).

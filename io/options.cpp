@@ -252,6 +252,34 @@ std::string OptionSection::flag(const Option& o) const {
   return f;
 }
 
+namespace {
+
+EveryConfigSection& every_config_section() {
+  static EveryConfigSection every;
+  return every;
+}
+
+// The keys of a config file's [section] into `section`.
+void read_section(const std::string& file, const fs::path& base, OptionSection& section,
+                  const toml::table& tbl) {
+  for (auto& [key_node, value] : tbl) {
+    std::string key(key_node.str());
+    const Option* o = section.find(key);
+    if (!o) fail(file, "unknown key " + section.name() + "." + key);
+    std::string where = file + ": " + section.name() + "." + key;
+    std::string text = node_text(value, o->type, where);
+    if (o->type == Option::Type::Path && !text.empty())
+      text = (base / text).lexically_normal().string();
+    o->set(text, where);
+  }
+}
+
+}  // namespace
+
+void set_every_config_section(EveryConfigSection every) {
+  every_config_section() = std::move(every);
+}
+
 void read_toml(const std::string& file, const std::vector<OptionSection*>& sections) {
   const std::vector<std::string>& other_sections = config_section_names();
   toml::table root;
@@ -270,24 +298,17 @@ void read_toml(const std::string& file, const std::vector<OptionSection*>& secti
     std::string name(section_key.str());
     if (!section_node.is_table())
       fail(file, "'" + name + "' is a key outside any section: put it under its [section]");
-    OptionSection* section = find_section(sections, name);
-    if (!section) {
-      if (std::find(other_sections.begin(), other_sections.end(), name) != other_sections.end())
-        continue;
+    const toml::table& tbl = *section_node.as_table();
+    if (OptionSection* section = find_section(sections, name)) {
+      read_section(file, base, *section, tbl);
+      continue;
+    }
+    if (std::find(other_sections.begin(), other_sections.end(), name) == other_sections.end())
       fail(file, "unknown section [" + name + "]");
-    }
-    const toml::table* tbl = section_node.as_table();
-    if (!tbl) fail(file, "'" + name + "' must be a [section]");
-    for (auto& [key_node, value] : *tbl) {
-      std::string key(key_node.str());
-      const Option* o = section->find(key);
-      if (!o) fail(file, "unknown key " + name + "." + key);
-      std::string where = file + ": " + name + "." + key;
-      std::string text = node_text(value, o->type, where);
-      if (o->type == Option::Type::Path && !text.empty())
-        text = (base / text).lexically_normal().string();
-      o->set(text, where);
-    }
+    if (const EveryConfigSection& every = every_config_section())
+      every([&](const std::vector<OptionSection*>& all) {
+        if (OptionSection* other = find_section(all, name)) read_section(file, base, *other, tbl);
+      });
   }
 }
 

@@ -70,13 +70,22 @@ class OptionSection {
 };
 
 // Every section name of the program's config files: a file may hold sections of several
-// commands, and each command skips the sections of the others (tests/option_docs checks this list
+// commands, and each command checks the sections of the others (tests/option_docs checks this list
 // against the declarations).
 const std::vector<std::string>& config_section_names();
 
+// Every section of the program's config files, declared over scratch values: calls `use` with
+// them (alive for the call). What the sections a command does not read are checked against.
+using EveryConfigSection =
+    std::function<void(const std::function<void(const std::vector<OptionSection*>&)>& use)>;
+// Set once by the program (cli/main.cpp); until then other commands' sections go unchecked.
+void set_every_config_section(EveryConfigSection every);
+
 // Reads a TOML file into the sections: every key must be declared; a section not among them is
-// skipped when config_section_names() has it (another command's), an error otherwise. Path
-// options are made absolute relative to the file.
+// another command's when config_section_names() has it, an error otherwise. Another command's
+// section is checked as that command would read it (keys, types, ranges: one file for every
+// command is right or refused whichever reads it), then skipped. Path options are made absolute
+// relative to the file.
 void read_toml(const std::string& file, const std::vector<OptionSection*>& sections);
 // "section.key=value" onto the sections; throws naming the override.
 void apply_override(const std::string& text, const std::vector<OptionSection*>& sections);

@@ -50,6 +50,12 @@ printf '[play]\ngames = 0\n' >"$dir/bad.toml"
 expect_error "play.games: value 0 out of range" "$bin" play --config "$dir/bad.toml"
 printf '[play]\nspeed = 1\n' >"$dir/bad.toml"
 expect_error "unknown key play.speed" "$bin" play --config "$dir/bad.toml"
+# Another command's section is checked too, as that command would read it: one config file for
+# every command is right or refused, whichever command reads it, before anything is written.
+expect_error "unknown key play.speed" "$bin" init --dir "$dir/never" --config "$dir/bad.toml"
+[ ! -e "$dir/never" ] || fail "init wrote a run for a config with a bad [play] section"
+printf '[gating]\ngames = "x"\n' >"$dir/bad2.toml"
+expect_error "gating.games: expected an integer" "$bin" play --config "$dir/bad2.toml"
 printf '[playy]\ngames = 1\n' >"$dir/bad.toml"
 expect_error "unknown section [playy]" "$bin" play --config "$dir/bad.toml"
 printf '[eval]\nband = "wide"\n' >"$dir/bad.toml"

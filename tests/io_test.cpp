@@ -280,9 +280,23 @@ TEST(Options, BadValuesAndUnknownKeysAreErrorsNamingThem) {
             std::string::npos);
   EXPECT_NE(error_of([&] { read_toml(dir.path.string(), all); }).find("Is a directory"),
             std::string::npos);
-  // Another command's section is skipped by name (its contents are that command's to check).
+  // Another command's section is skipped by name where the program has declared no sections
+  // (its contents are that command's to check) ...
   EXPECT_EQ(file_error("[eval]\nanything = 1\n[play]\ngames = 3\n"), "no error");
   EXPECT_EQ(t.games, 3);
+  // ... and checked as that command reads it where it has, changing nothing here.
+  double threshold = 0.5;
+  std::vector<OptionSection> every;
+  every.emplace_back("eval", "another command's");
+  every.back().number("threshold", threshold, 0, 1, "a number");
+  set_every_config_section([&](const auto& use) { use(pointers(every)); });
+  EXPECT_NE(file_error("[eval]\nanything = 1\n").find("unknown key eval.anything"),
+            std::string::npos);
+  EXPECT_NE(file_error("[eval]\nthreshold = 2.0\n").find("eval.threshold: value 2"),
+            std::string::npos);
+  EXPECT_EQ(file_error("[eval]\nthreshold = 0.25\n[play]\ngames = 4\n"), "no error");
+  EXPECT_EQ(t.games, 4);
+  set_every_config_section(nullptr);
   // Overrides: the same checks, naming the override.
   EXPECT_NE(error_of([&] {
               apply_override("play.budget=5000", all);
