@@ -16,6 +16,7 @@
 #include "io/atomic_file.h"
 #include "io/progress.h"
 #include "io/stop.h"
+#include "net/checkpoint.h"
 #include "rules/record.h"
 #include "selfplay/journal.h"
 #include "selfplay/king_table.h"
@@ -147,8 +148,8 @@ nlohmann::json strength_journal_header(const nlohmann::json& result,
   h["max_moves"] = settings.max_moves;
   h["king_band"] = setup.king_band;
   h["king_table"] = setup.table ? setup.table->source() : "";
-  h["device"] = setup.device;
-  h["precision"] = setup.precision;
+  h["network_hash"] = net::file_hash(h.at("network").get<std::string>());  // not only its path
+  h["precision"] = setup.precision;  // (not the device: a run may change it, its games alike)
   return {{"strength_journal", 1}, {"settings", h}};
 }
 

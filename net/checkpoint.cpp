@@ -1,5 +1,6 @@
 #include "net/checkpoint.h"
 
+#include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -227,6 +228,14 @@ uint64_t fnv1a64(const void* data, size_t size, uint64_t hash) {
     hash *= 0x100000001b3ull;
   }
   return hash;
+}
+
+std::string file_hash(const std::string& path) {
+  const std::string bytes = read_file(path);
+  char hex[24];
+  std::snprintf(hex, sizeof(hex), "%016llx",
+                static_cast<unsigned long long>(fnv1a64(bytes.data(), bytes.size())));
+  return hex;
 }
 
 std::string architecture_record(const NetConfig& c) {

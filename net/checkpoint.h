@@ -70,5 +70,9 @@ void export_torchscript(const PolicyValueNetImpl& net, const std::string& path);
 
 // FNV-1a 64, the content hash of checkpoints.
 uint64_t fnv1a64(const void* data, size_t size, uint64_t hash = 0xcbf29ce484222325ull);
+// FNV-1a 64 of a file's bytes, 16 hex digits: a publication's hash of its checkpoint, and what
+// tells a journal's network from another at the same path. Throws std::runtime_error naming the
+// file where it cannot be read.
+std::string file_hash(const std::string& path);
 
 }  // namespace fuseki::net

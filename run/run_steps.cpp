@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -87,17 +86,6 @@ TrainOptions train_options(const RunConfig& c) {
   o.c_visit = c.search_c_visit;
   o.c_scale = c.search_c_scale;
   return o;
-}
-
-std::string hex64(uint64_t h) {
-  char buf[24];
-  std::snprintf(buf, sizeof(buf), "%016" PRIx64, h);
-  return buf;
-}
-
-std::string file_hash(const fs::path& p) {
-  std::string bytes = read_file(p.string());
-  return hex64(net::fnv1a64(bytes.data(), bytes.size()));
 }
 
 json calibration_json(const EvalCalibration& e) {
@@ -242,7 +230,7 @@ Publication publish(const RunPaths& paths, int g, const Selection& selection) {
   pub.best = selection.best;
   fs::path file = paths.models() / (selection.best + ".ckpt");
   pub.file = file.string();
-  pub.hash = file_hash(file);
+  pub.hash = net::file_hash(file);
   json j = {{"generation", g},
             {"name", pub.name},
             {"file", file.filename().string()},
@@ -274,7 +262,7 @@ Publication checked_publication(const RunPaths& paths, int g) {
                              " (newest: " + (newest ? newest->name : std::string("none")) + ")");
   }
   Publication pub = read_publication(paths.publication(g), paths);
-  std::string now = file_hash(pub.file);
+  std::string now = net::file_hash(pub.file);
   if (now != pub.hash)
     throw std::runtime_error(pub.file + ": its hash " + now + " is not the published " + pub.hash +
                              " (the file changed after publication)");
@@ -501,7 +489,8 @@ namespace {
 json match_journal_header(const RunConfig& c, const std::string& a_path, const std::string& b_path,
                           int games_per_colour, uint64_t seed) {
   auto network = [](const std::string& spec) {
-    return fs::is_regular_file(spec) ? json{{"file", spec}, {"hash", file_hash(spec)}} : json(spec);
+    return fs::is_regular_file(spec) ? json{{"file", spec}, {"hash", net::file_hash(spec)}}
+                                     : json(spec);
   };
   RunConfig settings = without_resources(c);
   settings.dir.clear();
