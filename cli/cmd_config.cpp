@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "engine/play_run.h"
 #include "eval/first_move.h"
+#include "eval/strength.h"
 #include "eval/table_options.h"
 #include "run/run_config.h"
 
@@ -15,10 +16,14 @@ void every_config_section(const std::function<void(const std::vector<OptionSecti
   TableRunOptions table;
   PlayOptions play;
   FirstMoveOptions first_move;
+  StrengthCommand strength;
   std::vector<OptionSection> sections = run_config_sections(run_config);
   for (auto&& more :
        {table_run_sections(table), play_sections(play), first_move_sections(first_move)})
     sections.insert(sections.end(), more.begin(), more.end());
+  // eval strength's own section ([strength] is the run's, declared above).
+  for (OptionSection& s : strength_command_sections(strength))
+    if (s.name() == "eval_strength") sections.push_back(std::move(s));
   std::vector<OptionSection*> all;
   std::vector<std::string> names;
   for (OptionSection& s : sections) {

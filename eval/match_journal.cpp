@@ -1,8 +1,42 @@
 #include "eval/match_journal.h"
 
+#include <filesystem>
 #include <stdexcept>
 
+#include "net/checkpoint.h"
+
 namespace fuseki {
+
+std::string journal_identity(const std::string& spec) {
+  if (spec.empty() || !std::filesystem::is_regular_file(spec)) return spec;
+  return "file " + net::file_hash(spec);
+}
+
+namespace {
+
+std::string shown(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+}  // namespace
+
+std::string first_difference(const nlohmann::json& journal, const nlohmann::json& asked,
+                             const std::string& key) {
+  if (journal.is_object() && asked.is_object()) {
+    for (const auto& [k, v] : journal.items()) {
+      const std::string here = key.empty() ? k : key + "." + k;
+      if (!asked.contains(k)) return here + ": " + shown(v) + " in the journal, none asked";
+      if (std::string d = first_difference(v, asked.at(k), here); !d.empty()) return d;
+    }
+    for (const auto& [k, v] : asked.items())
+      if (!journal.contains(k))
+        return (key.empty() ? k : key + "." + k) + ": none in the journal, " + shown(v) + " asked";
+    return {};
+  }
+  if (journal == asked) return {};
+  return (key.empty() ? std::string("the header") : key) + ": " + shown(journal) +
+         " in the journal, " + shown(asked) + " asked";
+}
 
 MatchJournal::MatchJournal(const std::string& path, const nlohmann::json& header,
                            const std::string& what)
@@ -11,10 +45,13 @@ MatchJournal::MatchJournal(const std::string& path, const nlohmann::json& header
   const std::string head = header.dump();
   std::vector<std::string> lines =
       LineJournal::read(path, [](const std::string& l) { return nlohmann::json::accept(l); });
-  if (!lines.empty() && lines[0] != head)
+  if (!lines.empty() && lines[0] != head) {
+    const std::string difference =
+        first_difference(nlohmann::json::parse(lines[0], nullptr, false), header);
     throw std::runtime_error(path + ": the journal of a " + what + " with other settings (" +
-                             lines[0] + "); remove it, or run the " + what +
-                             " with those settings");
+                             (difference.empty() ? lines[0] : difference) +
+                             "); remove it, or run the " + what + " with those settings");
+  }
   size_t keep = 1;  // the header, and every line up to the last step's
   std::map<int, Games> pending;
   for (size_t i = 1; i < lines.size(); ++i) {

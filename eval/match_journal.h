@@ -20,12 +20,23 @@
 
 namespace fuseki {
 
+// A placer or input file as a journal's header knows it: a file by its bytes (net::file_hash),
+// not its path, so that a run moved or named another way (./run, /abs/run) still resumes and a
+// file replaced at the same path does not; a name ("uniform") as it is; empty as it is.
+std::string journal_identity(const std::string& spec);
+
+// The first place where two headers differ, as "key: X in the journal, Y asked" (nested keys
+// joined by '.'); empty where they are equal.
+std::string first_difference(const nlohmann::json& journal, const nlohmann::json& asked,
+                             const std::string& key = {});
+
 class MatchJournal {
  public:
   using Games = std::vector<std::pair<Color, PlayedGame>>;  // A's colour, the game
 
-  // Opens the journal `path` (nothing: an empty path). Throws, naming the file, for a journal
-  // whose header is not `header` (another match's; `what` names it: "measurement", "match").
+  // Opens the journal `path` (nothing: an empty path). Throws, naming the file and the first
+  // setting that differs, for a journal whose header is not `header` (another match's; `what`
+  // names it: "measurement", "match").
   MatchJournal(const std::string& path, const nlohmann::json& header, const std::string& what);
 
   // The finished steps' games of `part`, in the order they were played, and its pairs done.

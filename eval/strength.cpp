@@ -16,7 +16,6 @@
 #include "io/atomic_file.h"
 #include "io/progress.h"
 #include "io/stop.h"
-#include "net/checkpoint.h"
 #include "rules/record.h"
 #include "selfplay/journal.h"
 #include "selfplay/king_table.h"
@@ -140,17 +139,19 @@ namespace {
 nlohmann::json strength_journal_header(const nlohmann::json& result,
                                        const StrengthSettings& settings,
                                        const StrengthSetup& setup) {
-  nlohmann::json h = result;  // network, referee, seed, games, temperature, searches, rules, kings
-  h.erase("references");
-  h["references"] = settings.references;
+  nlohmann::json h = result;  // referee, seed, games, temperature, searches, rules, kings
+  // The network, the references and the king table by their bytes, not their paths.
+  h["network"] = journal_identity(result.at("network").get<std::string>());
+  h["references"] = nlohmann::json::array();
+  for (const std::string& r : strength_references(settings.references))
+    h["references"].push_back(journal_identity(r));
   h["judge"] = settings.judge;
   h["batch"] = settings.batch;
   h["max_moves"] = settings.max_moves;
   h["king_band"] = setup.king_band;
-  h["king_table"] = setup.table ? setup.table->source() : "";
-  h["network_hash"] = net::file_hash(h.at("network").get<std::string>());  // not only its path
+  h["king_table"] = journal_identity(setup.table ? setup.table->source() : "");
   h["precision"] = setup.precision;  // (not the device: a run may change it, its games alike)
-  return {{"strength_journal", 1}, {"settings", h}};
+  return {{"strength_journal", 2}, {"settings", h}};
 }
 
 // The position after placement of a measured game: its record up to ply 40 (the side choice
@@ -399,9 +400,15 @@ int run_strength_command(const StrengthCommand& c) {
   if (c.network.empty()) throw std::runtime_error("eval strength: --network is required");
   check_output_path("eval strength: --out", c.out);
   check_output_path("eval strength: --records", c.records);
-  if (!c.out.empty() && c.out == c.records)
-    throw std::runtime_error("eval strength: --out and --records name the same file '" + c.out +
-                             "'");
+  // Nothing written may be what is read: the network, a reference, the king table.
+  std::vector<NamedFile> inputs = {{"--network", c.network}, {"--king-table", c.king_table}};
+  for (const std::string& r : strength_references(c.settings.references))
+    if (r != "uniform") inputs.push_back({"a reference", r});
+  check_outputs_apart("eval strength",
+                      {{"--out", c.out},
+                       {"--records", c.records},
+                       {"--out's journal", c.out.empty() ? "" : c.out + ".journal"}},
+                      inputs);
   std::unique_ptr<KingPairTable> table;
   if (!c.king_table.empty())
     table = std::make_unique<KingPairTable>(KingPairTable::load(c.king_table));

@@ -99,7 +99,8 @@ struct StrengthCommand {
   std::string records;  // a text file for every game's record; empty: none
   StrengthCommand() { settings.games = 1000; }
 };
-// [strength], then the command's own flags (section "eval_strength", not read from files).
+// [strength], then the command's own settings (section [eval_strength] of a config file, and
+// flags).
 std::vector<OptionSection> strength_command_sections(StrengthCommand& c);
 // Runs it: prints the text and the JSON line, writes `out` (atomically); returns the exit status.
 int run_strength_command(const StrengthCommand& c);

@@ -1,11 +1,13 @@
 #include "io/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -67,6 +69,26 @@ void sync_directory_of(const std::string& path) {
 std::string temporary_name(const std::string& path) {
   static std::atomic<uint64_t> calls{0};
   return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(calls++);
+}
+
+void remove_stale_temporaries(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  const std::string prefix = target.filename().string() + ".tmp.";
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string rest = name.substr(prefix.size());  // PID.N
+    const size_t dot = rest.find('.');
+    if (dot == 0 || dot == std::string::npos ||
+        rest.find_first_not_of("0123456789.") != std::string::npos)
+      continue;
+    const long pid = std::strtol(rest.substr(0, dot).c_str(), nullptr, 10);
+    if (pid <= 0 || pid == long(::getpid())) continue;
+    if (::kill(pid_t(pid), 0) != 0 && errno == ESRCH) fs::remove(entry.path(), ec);
+  }
 }
 
 namespace {
@@ -138,10 +160,34 @@ void check_output_path(const std::string& what, const std::string& path) {
   if (path.empty()) return;
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   if (dir.empty()) dir = ".";
+  if (std::filesystem::exists(dir) && !std::filesystem::is_directory(dir))
+    throw std::runtime_error(what + ": '" + dir.string() + "' is not a folder");
   if (!std::filesystem::is_directory(dir))
     throw std::runtime_error(what + ": folder '" + dir.string() + "' does not exist");
   if (std::filesystem::is_directory(path))
     throw std::runtime_error(what + ": '" + path + "' is a folder");
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+  return fs::weakly_canonical(fs::absolute(a), ec) == fs::weakly_canonical(fs::absolute(b), ec);
+}
+
+void check_outputs_apart(const std::string& command, const std::vector<NamedFile>& outputs,
+                         const std::vector<NamedFile>& inputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [what, path] = outputs[i];
+    if (path.empty()) continue;
+    auto clash = [&](const NamedFile& other) {
+      if (!other.second.empty() && same_file(path, other.second))
+        throw std::runtime_error(command + ": " + what + " '" + path + "' is also " + other.first +
+                                 " ('" + other.second + "')");
+    };
+    for (size_t j = i + 1; j < outputs.size(); ++j) clash(outputs[j]);
+    for (const NamedFile& input : inputs) clash(input);
+  }
 }
 
 }  // namespace fuseki

@@ -29,6 +29,7 @@ std::vector<std::string> LineJournal::read(const std::string& path, const Valid&
 
 LineJournal::LineJournal(std::string path, const std::vector<std::string>& lines)
     : path_(std::move(path)) {
+  remove_stale_temporaries(path_);  // a rewrite a killed process left half done
   std::string kept;
   for (const std::string& l : lines) kept += l + '\n';
   write_file_atomically(path_, kept, lines.empty() ? nullptr : "journal-rewrite");

@@ -241,8 +241,9 @@ const Option* OptionSection::find(const std::string& key) const {
 }
 
 const std::vector<std::string>& config_section_names() {
-  static const std::vector<std::string> names = {
-      "run", "network", "selfplay", "train", "gating", "strength", "eval", "play", "first_move"};
+  static const std::vector<std::string> names = {"run",        "network",      "selfplay", "train",
+                                                 "gating",     "strength",     "eval",     "play",
+                                                 "first_move", "eval_strength"};
   return names;
 }
 

@@ -254,6 +254,9 @@ int run_trainer(const std::string& dir, const std::vector<std::string>& override
 int run_match(const std::string& config_path, const std::vector<std::string>& overrides,
               const std::string& a, const std::string& b, int games, const std::string& out) {
   check_output_path("match: --out", out);
+  check_outputs_apart("match",
+                      {{"--out", out}, {"--out's journal", out.empty() ? "" : out + ".journal"}},
+                      {{"--a", a}, {"--b", b}, {"--config", config_path}});
   RunConfig c = load_run_config(config_path, overrides);
   std::unique_ptr<KingPairTable> table = king_table_of(c);
   const std::string journal = out.empty() ? "" : out + ".journal";

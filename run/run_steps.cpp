@@ -485,17 +485,25 @@ nlohmann::json run_training(const RunConfig& c, const RunPaths& paths, int g) {
 namespace {
 
 // What must be the same for a journal's games to be this match's: the two networks (by their
-// bytes), the seed, the games, and every setting of the run but its resources and directory.
+// bytes), the seed, the games, the rules, and the settings of self-play and the gate (its play-out
+// and stopping rule), the king table by its bytes too. Not a run's directory, its resources or its
+// training: a run moved, or resumed with other threads, still resumes its match.
 json match_journal_header(const RunConfig& c, const std::string& a_path, const std::string& b_path,
                           int games_per_colour, uint64_t seed) {
-  auto network = [](const std::string& spec) {
-    return fs::is_regular_file(spec) ? json{{"file", spec}, {"hash", net::file_hash(spec)}}
-                                     : json(spec);
-  };
-  RunConfig settings = without_resources(c);
-  settings.dir.clear();
-  return {{"match_journal", 1},        {"a", network(a_path)}, {"b", network(b_path)},
-          {"games", games_per_colour}, {"seed", seed},         {"settings", to_toml(settings)}};
+  RunConfig copy = without_resources(c);
+  json settings = json::object();
+  for (const OptionSection& section : run_config_sections(copy))
+    if (section.name() == "selfplay" || section.name() == "gating")
+      for (const Option& o : section.options()) settings[section.name() + "." + o.key] = o.get();
+  settings["selfplay.king_table"] = journal_identity(c.king_table);
+  settings["run.rules"] = rule_info(c.rules).name;
+  settings["run.precision"] = c.precision;
+  return {{"match_journal", 2},
+          {"a", journal_identity(a_path)},
+          {"b", journal_identity(b_path)},
+          {"games", games_per_colour},
+          {"seed", seed},
+          {"settings", settings}};
 }
 
 }  // namespace
@@ -812,6 +820,18 @@ void begin_second_stage_if_due(const RunConfig& c, const RunPaths& paths, int g)
                gen_name(g + 1).c_str(), clock / 60, c.then.c_str());
 }
 
+// The last line of train/metrics.jsonl that generation g's training logged (null: none), as
+// run_training returned it.
+json last_metrics(const RunPaths& paths, int g) {
+  json last;
+  std::ifstream in(paths.metrics());
+  for (std::string line; std::getline(in, line);) {
+    json j = json::parse(line, nullptr, false);  // a line torn by a kill: skipped
+    if (j.is_object() && j.value("generation", -1) == g) last = std::move(j);
+  }
+  return last;
+}
+
 json measure(const RunConfig& c, const RunPaths& paths, int g, const KingPairTable* table) {
   StrengthSetup setup;
   setup.rules = c.rules;
@@ -849,7 +869,10 @@ void finish_generation(const RunConfig& c, const RunPaths& paths, int g, const K
   } else {
     double t1 = now_seconds();
     json trained;
-    if (!fs::exists(paths.checkpoint(g + 1))) trained = run_training(c, paths, g);
+    if (!fs::exists(paths.checkpoint(g + 1)))
+      trained = run_training(c, paths, g);
+    else  // trained before a stop (in the gate, say): its summary is its last metrics line
+      trained = last_metrics(paths, g + 1);
     double t2 = now_seconds();
     line = {{"generation", g},
             {"network", current.best},

@@ -64,6 +64,21 @@ TEST(LineJournal, ReadingStopsAtTheFirstRejectedLine) {
   EXPECT_EQ(lines, (std::vector<std::string>{"good 1", "good 2"}));
 }
 
+TEST(LineJournal, OpeningRemovesTheTemporariesOfProcessesGone) {
+  TempDir d;
+  // A rewrite killed between its temporary and the rename, by a process id that no longer runs
+  // (above any pid_max); this process's own temporaries and other files are left alone.
+  const std::string gone = "j.tmp.999999999.0", mine = "j.tmp." + std::to_string(::getpid()) + ".7";
+  for (const std::string& name :
+       {gone, mine, std::string("j.tmp.notes"), std::string("k.tmp.999999999.0")})
+    write_raw(d / name, "x\n");
+  LineJournal j(d / "j", {"one"});
+  EXPECT_FALSE(std::filesystem::exists(d.path / gone));
+  for (const std::string& name :
+       {mine, std::string("j.tmp.notes"), std::string("k.tmp.999999999.0")})
+    EXPECT_TRUE(std::filesystem::exists(d.path / name)) << name;
+}
+
 TEST(LineJournal, RewritesToTheKeptLinesThenAppendsAndClears) {
   TempDir d;
   write_raw(d / "j", "one\ntwo\nthr");

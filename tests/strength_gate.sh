@@ -79,7 +79,8 @@ S=(eval strength --network "$net" --references "uniform, $net" --games 24 --batc
 "$bin" "${S[@]/\/r./\/u.}" >/dev/null 2>&1 || fail "eval strength --batch 4"  # not stopped: u.json
 stop_at strength:pause "$bin" "${S[@]}"
 [ -s "$dir/r.json.journal" ] && [ ! -e "$dir/r.json" ] || fail "no journal, or a result, after the stop"
-expect_error "the journal of a measurement with other settings" "$bin" "${S[@]/--games/--seed}"
+expect_error "the journal of a measurement with other settings (settings.games: 24 in the journal, 1000 asked)" \
+  "$bin" "${S[@]/--games/--seed}"
 "$bin" "${S[@]}" >/dev/null 2>"$dir/resume.err" || fail "the resumed measurement: $(cat "$dir/resume.err")"
 grep -q "^strength vs uniform: 8 of 24 games from $dir/r.json.journal" "$dir/resume.err" ||
   fail "not resumed from the journal: $(cat "$dir/resume.err")"
@@ -98,7 +99,10 @@ M=(match --a "$net" --b uniform --games 24 --selfplay.batch 4 --selfplay.playout
 "$bin" "${M[@]/\/m./\/n.}" >"$dir/n.out" 2>/dev/null || fail "match --out"  # not stopped: n.json
 stop_at match:pause "$bin" "${M[@]}"
 [ -s "$dir/m.json.journal" ] && [ ! -e "$dir/m.json" ] || fail "no match journal, or a result, after the stop"
-expect_error "the journal of a match with other settings" "$bin" "${M[@]/uniform/$net}"
+expect_error "the journal of a match with other settings (b: uniform in the journal, file " \
+  "$bin" "${M[@]/uniform/$net}"
+expect_error "(settings.selfplay.playout: \"builtin:nodes=60\" in the journal, \"builtin:nodes=61\" asked)" \
+  "$bin" "${M[@]/nodes=60/nodes=61}"
 "$bin" "${M[@]}" >"$dir/m.out" 2>"$dir/resume.err" || fail "the resumed match: $(cat "$dir/resume.err")"
 grep -q "^match: 8 of 48 games from $dir/m.json.journal" "$dir/resume.err" ||
   fail "match not resumed from its journal: $(cat "$dir/resume.err")"
@@ -106,6 +110,8 @@ cmp -s "$dir/n.out" "$dir/m.out" && cmp -s <(sed "s|/n.json|/m.json|" "$dir/n.js
   fail "the resumed match differs: $(cat "$dir/n.out" "$dir/m.out")"
 [ ! -e "$dir/m.json.journal" ] || fail "the journal was left after the resumed match"
 expect_error "match: --out: folder '$dir/no' does not exist" "$bin" "${M[@]/$dir\/m.json/$dir/no/m.json}"
+expect_error "match: --out: '$dir/m.out' is not a folder" "$bin" "${M[@]/$dir\/m.json/$dir/m.out/m.json}"
+expect_error "match: --out '$net' is also --a" "$bin" "${M[@]/$dir\/m.json/$net}"
 
 # The network measured with its Gumbel search (a diagnostic: does the value head's look-ahead
 # add strength?): said in the header and the JSON.
@@ -171,8 +177,13 @@ head -c 100 "$net" >"$dir/cut.ckpt"
 expect_error "truncated or damaged" "$bin" eval strength --network "$dir/cut.ckpt" --games 2
 expect_error "--records: folder '$dir/no' does not exist" "$bin" eval strength --network "$net" \
   --games 2 --records "$dir/no/r.txt"
-expect_error "name the same file" "$bin" eval strength --network "$net" --games 2 --out "$dir/x" \
-  --records "$dir/x"
+expect_error "--out '$dir/x' is also --records" "$bin" eval strength --network "$net" --games 2 \
+  --out "$dir/x" --records "$dir/./x"
+cp "$net" "$dir/copy.ckpt"
+expect_error "--out 'copy.ckpt' is also --network" bash -c "cd '$dir' && '$bin' eval strength \
+  --network '$dir/copy.ckpt' --games 2 --out copy.ckpt"
+expect_error "--records '$dir/r.json.journal' is also --out's journal" "$bin" eval strength \
+  --network "$net" --games 2 --out "$dir/r.json" --records "$dir/r.json.journal"
 expect_error "--network is required" "$bin" eval strength --games 2
 expect_error "--games: value -1 out of range" "$bin" eval strength --network "$net" --games -1
 
@@ -224,7 +235,7 @@ grep -q 'rejected' "$dir/gate/report.html" || fail "the report does not show the
 # A pipeline stopped in its strength measurement and in its gating match goes on from their
 # journals (models/gen-N.strength.journal, gen-N.gating.journal) to the generation an
 # uninterrupted run decides; no journal is left once the generation's line is written.
-gated=("${untrained[@]}" "${sprt_gate[@]}" --selfplay.batch 8 --strength.games 8 --strength.batch 2
+gated=("${tiny[@]}" --selfplay.games 16 --train.steps 2 "${sprt_gate[@]}" --selfplay.batch 8 --strength.games 8 --strength.batch 2
        --strength.referee builtin:nodes=40)
 "$bin" pipeline --dir "$dir/whole" --generations 1 "${gated[@]}" >/dev/null 2>&1 ||
   fail "pipeline (uninterrupted)"
@@ -235,14 +246,15 @@ stop_at strength:pause "$bin" pipeline --dir "$dir/stopped" --generations 1 "${g
 grep -q "^match: 16 of 80 games from $dir/stopped/models/gen-0001.gating.journal" "$dir/out" ||
   fail "the gating match not resumed: $(grep match "$dir/out")"
 [ -s "$dir/stopped/models/gen-0000.strength.journal" ] || fail "no strength journal in the run"
-"$bin" pipeline --dir "$dir/stopped" --generations 1 "${gated[@]}" >/dev/null 2>"$dir/err" ||
+# Resumed from another folder, the run named another way: its journals are still its own.
+(cd "$dir" && "$bin" pipeline --dir ./stopped --generations 1 "${gated[@]}" >/dev/null 2>"$dir/err") ||
   fail "the resumed pipeline: $(tail -3 "$dir/err")"
-grep -q "^strength vs uniform: 4 of 8 games from $dir/stopped/models/gen-0000.strength.journal" \
+grep -q "^strength vs uniform: 4 of 8 games from ./stopped/models/gen-0000.strength.journal" \
   "$dir/err" || fail "the run's measurement not resumed: $(grep strength "$dir/err")"
 /usr/bin/python3 - "$dir/whole" "$dir/stopped" <<'PY'
 import json, sys
 a, b = (json.loads(open(d + "/generations.jsonl").readline()) for d in sys.argv[1:])
-for key in ("gating", "strength", "strength_start", "accepted", "best", "why"):
+for key in ("gating", "strength", "strength_start", "accepted", "best", "why", "train"):
     assert a[key] == b[key], (key, a[key], b[key])
 PY
 if ls "$dir"/whole/models "$dir"/stopped/models | grep -q journal; then
