@@ -83,9 +83,9 @@ void set_every_config_section(EveryConfigSection every);
 
 // Reads a TOML file into the sections: every key must be declared; a section not among them is
 // another command's when config_section_names() has it, an error otherwise. Another command's
-// section is checked as that command would read it (keys, types, ranges: one file for every
-// command is right or refused whichever reads it), then skipped. Path options are made absolute
-// relative to the file.
+// section is checked key by key as that command would read it (unknown keys, types, ranges),
+// then skipped; checks between settings (strength.games even, a king table for kings = "table")
+// are the reading command's alone. Path options are made absolute relative to the file.
 void read_toml(const std::string& file, const std::vector<OptionSection*>& sections);
 // "section.key=value" onto the sections; throws naming the override.
 void apply_override(const std::string& text, const std::vector<OptionSection*>& sections);
