@@ -178,7 +178,8 @@ bool same_file(const std::string& a, const std::string& b) {
 void check_outputs_apart(const std::string& command, const std::vector<NamedFile>& outputs,
                          const std::vector<NamedFile>& inputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const auto& [what, path] = outputs[i];
+    const std::string& what = outputs[i].first;  // (not a structured binding: lambdas take it)
+    const std::string& path = outputs[i].second;
     if (path.empty()) continue;
     auto clash = [&](const NamedFile& other) {
       if (!other.second.empty() && same_file(path, other.second))
