@@ -1,8 +1,13 @@
 #include "eval/match_journal.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 
+#include "eval/stats.h"
+#include "io/progress.h"
+#include "io/stop.h"
 #include "net/checkpoint.h"
 
 namespace fuseki {
@@ -100,6 +105,39 @@ void MatchJournal::add_game(int part, Color a_colour, const PlayedGame& game) {
 
 void MatchJournal::add_step(int part, int pairs_done) {
   if (journal_) journal_->append(nlohmann::json{{"ref", part}, {"done", pairs_done}}.dump());
+}
+
+int play_journalled(PlacerMatch& match, MatchJournal& journal, int part, int pairs,
+                    MatchTally& tally, const Score& shown, const JournalledSteps& how,
+                    const PlacerMatch::GameSink& on_game, const std::function<bool()>& decided) {
+  for (const auto& [a_colour, game] : journal.games(part)) {  // a stopped match's, again
+    tally.add(a_colour, game.row);
+    if (on_game) on_game(a_colour, game);
+  }
+  int done = journal.pairs_done(part);
+  const int resumed = done;  // the rate and ETA are of the games played now
+  if (resumed > 0)
+    std::fprintf(stderr, "%s: %d of %d games from %s\n", how.label.c_str(), 2 * resumed, 2 * pairs,
+                 journal.path().c_str());
+  // The same games again, so the same decisions after each step.
+  bool stop = resumed > 0 && decided && decided();
+  Progress progress(how.label, uint64_t(2 * (pairs - resumed)));
+  while (!stop && done < pairs) {
+    const int chunk = std::min(how.pairs_a_step, pairs - done);
+    match.play(uint64_t(done), uint64_t(chunk), tally, [&](Color a_colour, const PlayedGame& game) {
+      if (on_game) on_game(a_colour, game);
+      journal.add_game(part, a_colour, game);
+    });
+    done += chunk;
+    journal.add_step(part, done);
+    test_point(how.test_point);
+    const StrengthEstimate e = strength_estimate(shown);
+    char extra[96];
+    std::snprintf(extra, sizeof(extra), "score %.3f [%.3f, %.3f]", e.score, e.low, e.high);
+    progress.report(uint64_t(2 * (done - resumed)), extra, how.report_every_step || done == pairs);
+    stop = decided && decided();
+  }
+  return done;
 }
 
 }  // namespace fuseki

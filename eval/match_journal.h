@@ -7,6 +7,7 @@
 // played again: the same seeds, the same games.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "eval/placer_match.h"
 #include "io/journal.h"
 #include "rules/types.h"
 #include "selfplay/journal.h"
@@ -53,5 +55,23 @@ class MatchJournal {
   std::map<int, Games> games_;
   std::map<int, int> done_;
 };
+
+// How a match's games are played in journalled steps.
+struct JournalledSteps {
+  std::string label;            // "match", "strength vs uniform": progress and resume lines
+  const char* test_point = "";  // io/stop.h's fault point after each step is journalled
+  int pairs_a_step = 64;
+  bool report_every_step = false;  // else the progress line at its own pace, and at the end
+};
+
+// Plays `part` of a match to `pairs` pairs: first the journal's finished steps again (counted in
+// `tally` and given to `on_game`, printing "LABEL: N of M games from JOURNAL"), then the rest in
+// steps, each game journalled as it ends and each step marked done, with progress (`shown`: the
+// score the progress line gives). Stops early once `decided` (optional) says so, checked after
+// the journal's games and after each step. Returns the pairs done.
+int play_journalled(PlacerMatch& match, MatchJournal& journal, int part, int pairs,
+                    MatchTally& tally, const Score& shown, const JournalledSteps& how,
+                    const PlacerMatch::GameSink& on_game = {},
+                    const std::function<bool()>& decided = {});
 
 }  // namespace fuseki

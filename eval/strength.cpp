@@ -307,35 +307,12 @@ nlohmann::json measure_strength(const std::string& network, const StrengthSettin
     PlacerMatch match(mine, *ref.placer, o);
     MatchTally tally;
     std::vector<std::pair<Color, GameRow>> judged;  // the rows alone: decisions not kept
-    auto finished = [&](Color a, const PlayedGame& game) {
-      if (on_game) on_game(ref.name, a, game);
-      if (!judges.empty()) judged.emplace_back(a, game.row);
-    };
-    int done = 0;
-    for (const auto& [a, game] : journal.games(int(r))) {  // a stopped measurement's, again
-      tally.add(a, game.row);
-      finished(a, game);
-    }
-    done = journal.pairs_done(int(r));
-    if (done > 0)
-      std::fprintf(stderr, "strength vs %s: %d of %d games from %s\n", ref.name.c_str(), 2 * done,
-                   2 * pairs, setup.journal.c_str());
-    const int resumed = done;  // the rate and ETA are of the games played now
-    Progress progress("strength vs " + ref.name, uint64_t(2 * (pairs - resumed)));
-    while (done < pairs) {
-      int chunk = std::min(step, pairs - done);
-      match.play(uint64_t(done), uint64_t(chunk), tally, [&](Color a, const PlayedGame& game) {
-        finished(a, game);
-        journal.add_game(int(r), a, game);
-      });
-      done += chunk;
-      journal.add_step(int(r), done);
-      test_point("strength");
-      StrengthEstimate e = strength_estimate(tally.score);
-      char extra[96];
-      std::snprintf(extra, sizeof(extra), "score %.3f [%.3f, %.3f]", e.score, e.low, e.high);
-      progress.report(uint64_t(2 * (done - resumed)), extra, done == pairs);
-    }
+    play_journalled(match, journal, int(r), pairs, tally, tally.score,
+                    {"strength vs " + ref.name, "strength", step, false},
+                    [&](Color a, const PlayedGame& game) {
+                      if (on_game) on_game(ref.name, a, game);
+                      if (!judges.empty()) judged.emplace_back(a, game.row);
+                    });
     StrengthEstimate e = strength_estimate(tally.score);
     nlohmann::json by_rank = nlohmann::json::array();
     for (int rank = 0; rank < RANK_NB; ++rank) {

@@ -538,32 +538,12 @@ nlohmann::json network_match(const RunConfig& c, const std::string& a_path,
     StrengthEstimate e = strength_estimate(score);
     return e.low > 0.5 || e.high < 0.5;
   };
-  // A stopped match's finished steps, again: the same games, so the same decisions after each.
   MatchJournal journal(journal_path,
                        match_journal_header(c, a_path, b_path, games_per_colour, seed), "match");
-  for (const auto& [a_colour, game] : journal.games(0)) tally.add(a_colour, game.row);
-  int played_each = journal.pairs_done(0);
-  const int resumed = played_each;
-  if (resumed > 0)
-    std::fprintf(stderr, "match: %d of %d games from %s\n", 2 * resumed, 2 * games_per_colour,
-                 journal_path.c_str());
-  bool done = resumed > 0 && decided();
-  Progress progress("match", uint64_t(2 * (games_per_colour - resumed)));
-  while (!done && played_each < games_per_colour) {
-    int chunk = std::min(c.batch, games_per_colour - played_each);
-    match.play(
-        uint64_t(played_each), uint64_t(chunk), tally,
-        [&](Color a_colour, const PlayedGame& game) { journal.add_game(0, a_colour, game); });
-    played_each += chunk;
-    journal.add_step(0, played_each);
-    test_point("match");
-    StrengthEstimate e = strength_estimate(score);
-    char extra[128];
-    std::snprintf(extra, sizeof(extra), "score %.3f [%.3f, %.3f]", e.score, e.low, e.high);
-    progress.report(uint64_t(2 * (played_each - resumed)), extra, true);
-    done = decided();
-  }
-  const bool stopped_early = done && played_each < games_per_colour;
+  const int played_each = play_journalled(match, journal, 0, games_per_colour, tally, score,
+                                          {"match", "match", c.batch, true}, {}, decided);
+  // Stopped before the cap only when decided (decided() set `decision` when the SPRT rules).
+  const bool stopped_early = played_each < games_per_colour;
   StrengthEstimate e = strength_estimate(score);
   const GateVerdict verdict = gate_verdict(sequential, decision, e, c.gating_at_cap == "interval");
   json r = {{"games", score.games()},
